@@ -1,0 +1,89 @@
+// Path arguments and working directories: resolved against the working directory, symlinks
+// followed, and refused outside the sandbox scope. The kernel sandbox stays the real boundary;
+// this gives the agent a clear error instead of a confusing EACCES.
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { AhmaError } from '../errors.js';
+
+const MAX_SYMLINK_HOPS = 40;
+
+/** True when `candidate` is `scope` itself or lies below it (both absolute, normalised). */
+export function isInside(candidate: string, scope: string): boolean {
+  return candidate === scope || candidate.startsWith(scope.endsWith(sep) ? scope : scope + sep);
+}
+
+/**
+ * Resolves a path argument against `base` and returns its absolute form. The path need not exist;
+ * the deepest existing ancestor and any symlinks (dangling ones too) are followed to decide
+ * whether it lies inside `scope`.
+ */
+export async function resolvePathInScope(
+  value: string,
+  base: string,
+  scope: string,
+  field: string,
+): Promise<string> {
+  if (value === '') throw new AhmaError('PATH_INVALID', `argument "${field}": the path is empty`);
+  if (value.includes('\0')) {
+    throw new AhmaError('PATH_INVALID', `argument "${field}": the path contains a NUL byte`);
+  }
+  const absolute = resolve(base, value);
+  const realScope = await realpath(scope);
+  const real = await realpathLenient(absolute);
+  if (!isInside(real, realScope)) {
+    const via = real === absolute ? '' : ` (it resolves to ${real})`;
+    throw new AhmaError(
+      'PATH_OUTSIDE_SCOPE',
+      `argument "${field}": ${value} is outside the sandbox scope ${realScope}${via}`,
+      { cause: { path: absolute, real } },
+    );
+  }
+  return absolute;
+}
+
+/**
+ * The working directory for a call: the scope by default, else the given directory (relative to the
+ * scope), which must exist and lie inside the scope. Returns its real path.
+ */
+export async function resolveWorkingDirectory(
+  value: string | undefined,
+  scope: string,
+): Promise<string> {
+  const realScope = await realpath(scope);
+  if (value === undefined || value === '') return realScope;
+  const absolute = isAbsolute(value) ? resolve(value) : resolve(realScope, value);
+  const real = await realpathLenient(absolute);
+  if (!isInside(real, realScope)) {
+    throw new AhmaError(
+      'PATH_OUTSIDE_SCOPE',
+      `working_directory ${value} is outside the sandbox scope ${realScope}`,
+    );
+  }
+  const info = await stat(real).catch(() => undefined);
+  if (info === undefined || !info.isDirectory()) {
+    throw new AhmaError(
+      'WORKING_DIRECTORY_INVALID',
+      `working_directory ${value} ${info === undefined ? 'does not exist' : 'is not a directory'}`,
+    );
+  }
+  return real;
+}
+
+/** realpath() that also works for paths that do not exist yet, and for dangling symlinks. */
+async function realpathLenient(path: string, hops = 0): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    if (hops > MAX_SYMLINK_HOPS) {
+      throw new AhmaError('PATH_INVALID', `${path}: too many levels of symbolic links`);
+    }
+    const info = await lstat(path).catch(() => undefined);
+    if (info?.isSymbolicLink() === true) {
+      const target = await readlink(path);
+      return realpathLenient(resolve(dirname(path), target), hops + 1);
+    }
+    const parent = dirname(path);
+    if (parent === path) return path;
+    return join(await realpathLenient(parent, hops), basename(path));
+  }
+}

@@ -1,0 +1,67 @@
+// Turns a validated call into what the executor needs: argv, working directory, timeout, and the
+// cleanup of any temporary files. Values keep their JSON identity; only path and file_arg values
+// are substituted.
+import type { ToolLeaf } from '../definition/flatten.js';
+import type { ArgumentDefinition } from '../definition/schema.js';
+import { buildArgv } from './build.js';
+import { createFileArgWriter } from './file-args.js';
+import { resolvePathInScope, resolveWorkingDirectory } from './paths.js';
+
+export interface InvocationContext {
+  /** The sandbox scope (absolute). */
+  readonly scope: string;
+  /** Where file_arg temp files go; default the OS temp directory. */
+  readonly tempRoot?: string;
+}
+
+export interface PreparedInvocation {
+  readonly argv: string[];
+  /** Real path of the working directory, inside the scope. */
+  readonly cwd: string;
+  /** The per-call `timeout_seconds`, else the leaf's inherited one; undefined means the server default. */
+  readonly timeoutSeconds: number | undefined;
+  /** Removes temporary files written for file_arg values. */
+  cleanup(): Promise<void>;
+}
+
+export async function prepareInvocation(
+  leaf: ToolLeaf,
+  args: Readonly<Record<string, unknown>>,
+  context: InvocationContext,
+): Promise<PreparedInvocation> {
+  const cwd = await resolveWorkingDirectory(stringOrUndefined(args['working_directory']), context.scope);
+  const files = createFileArgWriter(context.tempRoot);
+  try {
+    const prepared: Record<string, unknown> = { ...args };
+    for (const parameter of [...leaf.options, ...leaf.positionals]) {
+      const value = prepared[parameter.name] ?? parameter.default;
+      if (value === undefined || value === null) continue;
+      if (isPathParameter(parameter)) {
+        prepared[parameter.name] = Array.isArray(value)
+          ? await Promise.all(value.map((item: unknown) => resolvePathInScope(String(item), cwd, context.scope, parameter.name)))
+          : await resolvePathInScope(String(value), cwd, context.scope, parameter.name);
+      }
+      if (parameter.file_arg === true) {
+        prepared[parameter.name] = await files.write(parameter.name, String(prepared[parameter.name]));
+      }
+    }
+    const timeout = args['timeout_seconds'];
+    return {
+      argv: buildArgv(leaf, prepared),
+      cwd,
+      timeoutSeconds: typeof timeout === 'number' ? timeout : leaf.timeoutSeconds,
+      cleanup: () => files.cleanup(),
+    };
+  } catch (error) {
+    await files.cleanup();
+    throw error;
+  }
+}
+
+function isPathParameter(parameter: ArgumentDefinition): boolean {
+  return parameter.format === 'path' || parameter.items?.format === 'path';
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,215 @@
+// Checks across all the definitions that will be served together: unique names, guidance keys that
+// exist, and sequence steps that name a real tool. A file failing any of them is rejected whole.
+import { diagnostic, type Diagnostic } from './diagnostic.js';
+import type { ToolLeaf } from './flatten.js';
+import type { GuidanceBlocks } from './guidance.js';
+import { isMetaParameter } from './input-schema.js';
+import { SHELL_TOOL_NAME } from './reserved.js';
+import type { SequenceStep, SubcommandDefinition, ToolDefinition } from './schema.js';
+import { closestMatch } from './suggest.js';
+import { DEFAULT_SEGMENT } from './flatten.js';
+
+/** A definition that passed its own checks, with the tools it produces. */
+export interface CheckedDefinition {
+  readonly file: string;
+  readonly definition: ToolDefinition;
+  readonly leaves: readonly ToolLeaf[];
+}
+
+export interface SetCheckResult {
+  readonly accepted: CheckedDefinition[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Parameters of the built-in shell tool, which sequence steps may call. */
+const SHELL_PARAMETERS = ['command'];
+
+/**
+ * Accepts definitions in order; a later file loses a name clash. Rejections can break another file's
+ * sequence references, so reference checks repeat until nothing more is rejected.
+ */
+export function checkDefinitionSet(
+  candidates: readonly CheckedDefinition[],
+  guidance: GuidanceBlocks,
+): SetCheckResult {
+  const diagnostics: Diagnostic[] = [];
+  let accepted = candidates.filter((entry) => {
+    const found = [...checkGuidanceKeys(entry, guidance)];
+    diagnostics.push(...found);
+    return found.length === 0;
+  });
+  accepted = acceptUniqueNames(accepted, diagnostics);
+
+  for (;;) {
+    const tools = enabledTools(accepted);
+    const rejected = new Set<CheckedDefinition>();
+    for (const entry of accepted) {
+      const found = checkSequences(entry, tools);
+      if (found.length > 0) {
+        diagnostics.push(...found);
+        rejected.add(entry);
+      }
+    }
+    if (rejected.size === 0) return { accepted, diagnostics };
+    accepted = accepted.filter((entry) => !rejected.has(entry));
+  }
+}
+
+function acceptUniqueNames(
+  entries: readonly CheckedDefinition[],
+  diagnostics: Diagnostic[],
+): CheckedDefinition[] {
+  const definitionOwner = new Map<string, string>();
+  const toolOwner = new Map<string, string>();
+  return entries.filter((entry) => {
+    const found: Diagnostic[] = [];
+    const owner = definitionOwner.get(entry.definition.name);
+    if (owner !== undefined) {
+      found.push(
+        diagnostic(entry.file, '/name', `"${entry.definition.name}" is already defined in ${owner}`, 'rename one of them'),
+      );
+    }
+    for (const leaf of entry.leaves) {
+      const other = leaf.enabled ? toolOwner.get(leaf.name) : undefined;
+      if (other !== undefined && other !== entry.file) {
+        found.push(
+          diagnostic(
+            entry.file,
+            leaf.pointer === '' ? '/name' : `${leaf.pointer}/name`,
+            `produces the tool "${leaf.name}", which ${other} already produces`,
+            'rename the definition or the subcommand',
+          ),
+        );
+      }
+    }
+    if (found.length > 0) {
+      diagnostics.push(...found);
+      return false;
+    }
+    definitionOwner.set(entry.definition.name, entry.file);
+    for (const leaf of entry.leaves) if (leaf.enabled) toolOwner.set(leaf.name, entry.file);
+    return true;
+  });
+}
+
+function* checkGuidanceKeys(entry: CheckedDefinition, guidance: GuidanceBlocks): Generator<Diagnostic> {
+  const check = function* (key: string | undefined, pointer: string): Generator<Diagnostic> {
+    if (key === undefined || key in guidance) return;
+    const suggestion = closestMatch(key, Object.keys(guidance));
+    yield diagnostic(
+      entry.file,
+      pointer,
+      `unknown guidance_key "${key}"`,
+      suggestion === undefined
+        ? `define it in tool_guidance.json; known keys: ${Object.keys(guidance).join(', ')}`
+        : `did you mean "${suggestion}"?`,
+    );
+  };
+  yield* check(entry.definition.guidance_key, '/guidance_key');
+  const walk = function* (
+    subs: readonly SubcommandDefinition[] | undefined,
+    pointer: string,
+  ): Generator<Diagnostic> {
+    for (const [index, sub] of (subs ?? []).entries()) {
+      const here = `${pointer}/subcommand/${index}`;
+      yield* check(sub.guidance_key, `${here}/guidance_key`);
+      yield* walk(sub.subcommand, here);
+    }
+  };
+  yield* walk(entry.definition.subcommand, '');
+}
+
+function enabledTools(entries: readonly CheckedDefinition[]): Map<string, ToolLeaf> {
+  const tools = new Map<string, ToolLeaf>();
+  for (const entry of entries) {
+    for (const leaf of entry.leaves) if (leaf.enabled) tools.set(leaf.name, leaf);
+  }
+  return tools;
+}
+
+/** The tool a step calls: "<tool>_<subcommand>", with "default" (or no subcommand) meaning the tool. */
+export function stepTarget(step: SequenceStep): string {
+  const path = (step.subcommand ?? DEFAULT_SEGMENT)
+    .split('_')
+    .filter((segment) => segment !== DEFAULT_SEGMENT);
+  return [step.tool, ...path].join('_');
+}
+
+function checkSequences(entry: CheckedDefinition, tools: ReadonlyMap<string, ToolLeaf>): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  const checked = new Set<string>();
+  for (const leaf of entry.leaves) {
+    if (leaf.sequence === undefined || leaf.sequencePointer === undefined) continue;
+    if (checked.has(leaf.sequencePointer)) continue;
+    checked.add(leaf.sequencePointer);
+    leaf.sequence.forEach((step, index) => {
+      const at = `${leaf.sequencePointer}/${index}`;
+      const report = (pointer: string, message: string, hint?: string) =>
+        found.push(diagnostic(entry.file, pointer, message, hint));
+      const target = stepTarget(step);
+      const parameters = parametersOf(target, tools);
+      if (parameters === undefined) {
+        const suggestion = closestMatch(target, [...tools.keys(), SHELL_TOOL_NAME]);
+        report(
+          `${at}/tool`,
+          `step calls "${target}", which is not a defined, enabled tool`,
+          suggestion === undefined ? 'check "tool" and "subcommand"' : `did you mean "${suggestion}"?`,
+        );
+        return;
+      }
+      const cycle = findCycle(target, leaf, tools);
+      if (cycle !== undefined) {
+        report(`${at}/tool`, `step calls "${target}", which leads back to this sequence (${cycle})`);
+        return;
+      }
+      for (const key of Object.keys(step.args ?? {})) {
+        if (isMetaParameter(key)) {
+          report(
+            `${at}/args/${key}`,
+            `"${key}" is a meta-parameter; steps run with the caller's`,
+            'remove it from the step',
+          );
+        } else if (!parameters.includes(key)) {
+          const suggestion = closestMatch(key, parameters);
+          report(
+            `${at}/args/${key}`,
+            `"${target}" has no argument "${key}"`,
+            suggestion === undefined ? `it takes: ${parameters.join(', ') || 'none'}` : `did you mean "${suggestion}"?`,
+          );
+        }
+      }
+    });
+  }
+  return found;
+}
+
+function parametersOf(target: string, tools: ReadonlyMap<string, ToolLeaf>): string[] | undefined {
+  if (target === SHELL_TOOL_NAME) return SHELL_PARAMETERS;
+  const leaf = tools.get(target);
+  return leaf === undefined ? undefined : [...leaf.options, ...leaf.positionals].map((p) => p.name);
+}
+
+/** A path of tool names from `start` back to `origin` through sequence steps, if one exists. */
+function findCycle(
+  start: string,
+  origin: ToolLeaf,
+  tools: ReadonlyMap<string, ToolLeaf>,
+): string | undefined {
+  const visited = new Set<string>();
+  const search = (name: string, trail: string[]): string[] | undefined => {
+    const leaf = tools.get(name);
+    if (leaf === undefined) return undefined;
+    if (leaf === origin || (leaf.sequencePointer === origin.sequencePointer && leaf.definitionName === origin.definitionName)) {
+      return [...trail, name];
+    }
+    if (visited.has(name) || leaf.sequence === undefined) return undefined;
+    visited.add(name);
+    for (const step of leaf.sequence) {
+      const found = search(stepTarget(step), [...trail, name]);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const path = search(start, [origin.name]);
+  return path?.join(' → ');
+}

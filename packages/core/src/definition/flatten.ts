@@ -1,0 +1,148 @@
+// Turns one definition into the MCP tools it produces: one per leaf subcommand, named
+// `<name>_<path>` with "default" segments collapsed, with inherited settings resolved.
+import type { ArgumentDefinition, SequenceStep, SubcommandDefinition, ToolDefinition } from './schema.js';
+import { ASYNC_GUIDANCE_KEY, type GuidanceBlocks } from './guidance.js';
+import { jsonPointer } from './diagnostic.js';
+
+/** The command word that marks a definition whose tools run sequences rather than a program. */
+export const SEQUENCE_COMMAND = 'sequence';
+
+/** A subcommand segment that collapses into its parent in tool names and argv. */
+export const DEFAULT_SEGMENT = 'default';
+
+/** Everything needed to list and run one MCP tool produced by a definition. */
+export interface ToolLeaf {
+  /** MCP tool name, e.g. "git_commit". */
+  readonly name: string;
+  /** The definition's name, e.g. "git". */
+  readonly definitionName: string;
+  /** JSON pointer of the leaf inside its file ("" for a tool without subcommands). */
+  readonly pointer: string;
+  /** The executable and its fixed leading arguments. */
+  readonly command: readonly string[];
+  /** Subcommand words passed after the command ("default" segments removed). */
+  readonly subcommandPath: readonly string[];
+  /** The author's description of the leaf (or of the tool when it has no subcommands). */
+  readonly baseDescription: string;
+  readonly enabled: boolean;
+  readonly synchronous: boolean;
+  readonly timeoutSeconds: number | undefined;
+  readonly guidanceKey: string | undefined;
+  readonly options: readonly ArgumentDefinition[];
+  readonly positionals: readonly ArgumentDefinition[];
+  readonly positionalsFirst: boolean;
+  /** Steps when this tool runs a sequence instead of the command. */
+  readonly sequence: readonly SequenceStep[] | undefined;
+  readonly stepDelayMs: number;
+  /** Where the steps are declared (the leaf or the top level), for diagnostics. */
+  readonly sequencePointer: string | undefined;
+}
+
+interface Inherited {
+  readonly enabled: boolean;
+  readonly synchronous: boolean | undefined;
+  readonly timeoutSeconds: number | undefined;
+  readonly guidanceKey: string | undefined;
+}
+
+/** All leaves of a definition, disabled ones included (callers filter on `enabled`). */
+export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
+  const command = splitCommand(definition.command);
+  const isSequenceTool = command[0] === SEQUENCE_COMMAND && command.length === 1;
+  const topSequence = isSequenceTool ? definition.sequence : undefined;
+  const inherited: Inherited = {
+    enabled: definition.enabled ?? true,
+    synchronous: definition.synchronous,
+    timeoutSeconds: definition.timeout_seconds,
+    guidanceKey: definition.guidance_key,
+  };
+  const base = {
+    definitionName: definition.name,
+    command: isSequenceTool ? [] : command,
+  };
+
+  if (definition.subcommand === undefined) {
+    return [
+      {
+        ...base,
+        name: definition.name,
+        pointer: '',
+        subcommandPath: [],
+        baseDescription: definition.description,
+        ...settle(inherited),
+        options: [],
+        positionals: [],
+        positionalsFirst: false,
+        sequence: topSequence,
+        stepDelayMs: definition.step_delay_ms ?? 0,
+        sequencePointer: topSequence === undefined ? undefined : '/sequence',
+      },
+    ];
+  }
+
+  const leaves: ToolLeaf[] = [];
+  const walk = (subs: readonly SubcommandDefinition[], path: string[], pointer: (string | number)[], outer: Inherited) => {
+    subs.forEach((sub, index) => {
+      const here = [...pointer, 'subcommand', index];
+      const settings: Inherited = {
+        enabled: outer.enabled && (sub.enabled ?? true),
+        synchronous: sub.synchronous ?? outer.synchronous,
+        timeoutSeconds: sub.timeout_seconds ?? outer.timeoutSeconds,
+        guidanceKey: sub.guidance_key ?? outer.guidanceKey,
+      };
+      const segments = sub.name === DEFAULT_SEGMENT ? path : [...path, sub.name];
+      if (sub.subcommand !== undefined) {
+        walk(sub.subcommand, segments, here, settings);
+        return;
+      }
+      const ownSequence = sub.sequence;
+      const sequence = ownSequence ?? topSequence;
+      leaves.push({
+        ...base,
+        name: [definition.name, ...segments].join('_'),
+        pointer: jsonPointer(here),
+        subcommandPath: segments,
+        baseDescription: sub.description,
+        ...settle(settings),
+        options: sub.options ?? [],
+        positionals: sub.positional_args ?? [],
+        positionalsFirst: sub.positional_args_first ?? false,
+        sequence,
+        stepDelayMs: (ownSequence === undefined ? definition.step_delay_ms : sub.step_delay_ms) ?? 0,
+        sequencePointer:
+          ownSequence !== undefined
+            ? `${jsonPointer(here)}/sequence`
+            : topSequence === undefined
+              ? undefined
+              : '/sequence',
+      });
+    });
+  };
+  walk(definition.subcommand, [], [], inherited);
+  return leaves;
+}
+
+function settle(settings: Inherited) {
+  return {
+    enabled: settings.enabled,
+    // R2.6: unset means asynchronous.
+    synchronous: settings.synchronous ?? false,
+    timeoutSeconds: settings.timeoutSeconds,
+    guidanceKey: settings.guidanceKey,
+  };
+}
+
+/** Splits `command` into the executable and its fixed leading arguments. */
+export function splitCommand(command: string): string[] {
+  return command.trim().split(/\s+/).filter((token) => token.length > 0);
+}
+
+/**
+ * The description an agent sees: the selected guidance block (or the default async guidance for an
+ * asynchronous tool) followed by the author's text.
+ */
+export function describeLeaf(leaf: ToolLeaf, guidance: GuidanceBlocks): string {
+  const key = leaf.guidanceKey ?? (leaf.synchronous ? undefined : ASYNC_GUIDANCE_KEY);
+  const block = key === undefined ? undefined : guidance[key];
+  return block === undefined ? leaf.baseDescription : `${block}\n\n${leaf.baseDescription}`;
+}

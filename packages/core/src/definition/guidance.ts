@@ -1,0 +1,23 @@
+// Guidance blocks: short texts prepended to tool descriptions so the agent knows how a tool behaves
+// (R2.4/R3.5). tool_guidance.json in the tools directory adds blocks or overrides these defaults.
+
+/** The file in a tools directory that holds guidance blocks rather than a tool definition. */
+export const GUIDANCE_FILE_NAME = 'tool_guidance.json';
+
+export const ASYNC_GUIDANCE_KEY = 'async_behavior';
+export const SYNC_GUIDANCE_KEY = 'sync_behavior';
+
+export type GuidanceBlocks = Readonly<Record<string, string>>;
+
+/** Built-in blocks, available to every definition whether or not a guidance file exists. */
+export const DEFAULT_GUIDANCE: GuidanceBlocks = {
+  [ASYNC_GUIDANCE_KEY]:
+    'Runs in the background: the call returns an operation_id at once and the result (exit code and output) is pushed to you when the command finishes. Continue with other work meanwhile; call `await` only when you cannot proceed without the result.',
+  [SYNC_GUIDANCE_KEY]:
+    'Runs synchronously: the call blocks until the command finishes and returns its exit code and output.',
+};
+
+/** Merges a guidance file's blocks over the defaults. */
+export function mergeGuidance(fileBlocks: GuidanceBlocks | undefined): GuidanceBlocks {
+  return { ...DEFAULT_GUIDANCE, ...fileBlocks };
+}

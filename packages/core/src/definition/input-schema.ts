@@ -1,0 +1,94 @@
+// The JSON Schema of a tool's arguments (its MCP inputSchema), generated from the definition, and
+// the validation of a call's arguments against it before anything runs.
+import type { ArgumentDefinition } from './schema.js';
+import { MAX_TIMEOUT_SECONDS } from './schema.js';
+import type { ToolLeaf } from './flatten.js';
+import type { JsonSchema } from './json-schema.js';
+import { createSchemaCompiler, type SchemaCheck } from './schema-check.js';
+
+/** Arguments that steer the execution and are never passed to the command (R10.1–R10.3). */
+export const META_PARAMETERS = ['working_directory', 'timeout_seconds', 'execution_mode'] as const;
+export type MetaParameter = (typeof META_PARAMETERS)[number];
+
+export function isMetaParameter(name: string): name is MetaParameter {
+  return (META_PARAMETERS as readonly string[]).includes(name);
+}
+
+const metaProperties: Record<string, JsonSchema> = {
+  working_directory: {
+    type: 'string',
+    description:
+      'Directory to run in, absolute or relative to the sandbox scope; must lie inside the scope. Default: the scope.',
+  },
+  timeout_seconds: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: MAX_TIMEOUT_SECONDS,
+    description: "Kill the command after this many seconds; overrides the tool's own timeout.",
+  },
+};
+
+/** A leaf's inputSchema: its options and positionals plus the optional meta-parameters. */
+export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
+  const parameters = [...leaf.options, ...leaf.positionals];
+  const properties: Record<string, JsonSchema> = {};
+  for (const parameter of parameters) properties[parameter.name] = parameterSchema(parameter);
+  Object.assign(properties, metaProperties);
+  const required = parameters.filter((p) => p.required === true).map((p) => p.name);
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+function parameterSchema(parameter: ArgumentDefinition): JsonSchema {
+  const schema: JsonSchema = { type: parameter.type };
+  if (parameter.description !== undefined) schema['description'] = parameter.description;
+  if (parameter.enum !== undefined) schema['enum'] = parameter.enum;
+  if (parameter.default !== undefined) schema['default'] = parameter.default;
+  if (parameter.format !== undefined) schema['format'] = parameter.format;
+  if (parameter.items !== undefined) {
+    const { type, description, enum: values, format } = parameter.items;
+    schema['items'] = {
+      type,
+      ...(description === undefined ? {} : { description }),
+      ...(values === undefined ? {} : { enum: values }),
+      ...(format === undefined ? {} : { format }),
+    };
+  }
+  return schema;
+}
+
+/** A failed argument check: one message per problem, each naming the field. */
+export interface ArgumentError {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * Validates call arguments against tools' input schemas. One instance serves many tools; each
+ * schema is compiled on its first use and cached.
+ */
+export class ArgumentValidator {
+  readonly #compile = createSchemaCompiler('argument');
+  readonly #checks = new WeakMap<JsonSchema, SchemaCheck>();
+
+  /** Every problem with `args`, or an empty list when they are valid. */
+  validate(inputSchema: JsonSchema, args: unknown): ArgumentError[] {
+    let check = this.#checks.get(inputSchema);
+    if (check === undefined) {
+      check = this.#compile(inputSchema);
+      this.#checks.set(inputSchema, check);
+    }
+    return check('', args ?? {}).map((d) => {
+      const field = d.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
+      const where = field === '' ? 'arguments' : `argument "${field}"`;
+      const message = d.message.startsWith('unknown') || d.message.startsWith('missing')
+        ? d.message
+        : `${where} ${d.message}`;
+      return { field, message: d.hint === undefined ? message : `${message} (${d.hint})` };
+    });
+  }
+}

@@ -1,0 +1,83 @@
+// Strict JSON parsing that reports where a syntax error is (line and column) and refuses duplicate
+// keys, which JSON.parse would silently resolve to the last one (a typo must not pass unnoticed).
+import { getLocation, printParseErrorCode, visit, type ParseErrorCode } from 'jsonc-parser';
+import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
+
+export type ParseResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+// Keyed by jsonc-parser's code names (its codes are a const enum, unusable under verbatimModuleSyntax).
+const syntaxHints: Readonly<Record<string, string>> = {
+  CommaExpected: 'separate members and elements with ","',
+  PropertyNameExpected: 'keys are double-quoted strings; no trailing comma',
+  ValueExpected: 'no trailing comma; strings use double quotes',
+  InvalidSymbol: 'comments and single quotes are not JSON',
+  InvalidCommentToken: 'comments are not JSON',
+};
+
+export function parseJsonDocument(file: string, text: string): ParseResult {
+  const diagnostics: Diagnostic[] = [];
+  const lineStarts = lineStartOffsets(text);
+  const keysSeen: Set<string>[] = [];
+  let reportedSyntax = false;
+
+  visit(
+    text,
+    {
+      onObjectBegin: () => void keysSeen.push(new Set()),
+      onObjectEnd: () => void keysSeen.pop(),
+      onObjectProperty: (key, offset) => {
+        const seen = keysSeen.at(-1);
+        if (seen === undefined) return;
+        if (seen.has(key)) {
+          const path = getLocation(text, offset + 1).path;
+          diagnostics.push(
+            diagnostic(
+              file,
+              jsonPointer(path),
+              `duplicate key "${key}" at ${position(lineStarts, offset)}`,
+              'keep one; JSON parsers silently use the last',
+            ),
+          );
+        }
+        seen.add(key);
+      },
+      onError: (code, offset) => {
+        // The first syntax error is the real one; later ones are its echoes.
+        if (reportedSyntax) return;
+        reportedSyntax = true;
+        diagnostics.push(
+          diagnostic(
+            file,
+            '',
+            `invalid JSON at ${position(lineStarts, offset)}: ${describeCode(code)}`,
+            syntaxHints[printParseErrorCode(code)],
+          ),
+        );
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+  );
+
+  if (diagnostics.length > 0) return { ok: false, diagnostics };
+  return { ok: true, value: JSON.parse(text) as unknown };
+}
+
+function describeCode(code: ParseErrorCode): string {
+  return printParseErrorCode(code)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+}
+
+function lineStartOffsets(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  return starts;
+}
+
+function position(lineStarts: readonly number[], offset: number): string {
+  let line = 0;
+  while (line + 1 < lineStarts.length && (lineStarts[line + 1] ?? Infinity) <= offset) line++;
+  return `line ${line + 1}, column ${offset - (lineStarts[line] ?? 0) + 1}`;
+}

@@ -1,0 +1,216 @@
+// The single source of truth for the MTDF (tool definition) format. The TypeScript types, the
+// published JSON Schema (docs/mtdf-schema.json) and the validator all derive from this file.
+import * as z from 'zod';
+
+/** Longest value accepted for any timeout, in seconds (one day). */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+
+const identifier = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/)
+  .describe('Letters, digits, "-" and "_"; starts with a letter or digit.');
+
+const timeoutSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_TIMEOUT_SECONDS)
+  .describe('Kill the command after this many seconds (1..86400).');
+
+const synchronous = z
+  .boolean()
+  .describe(
+    'true: the call blocks and returns the result. false or unset: the call returns an operation id at once and the result is pushed when the command finishes. A subcommand inherits its parent\'s value.',
+  );
+
+const enabled = z.boolean().describe('false hides this tool or subcommand. Default true.');
+
+const guidanceKey = z
+  .string()
+  .min(1)
+  .describe('Key of a guidance block in tool_guidance.json (or a built-in one) prepended to the description.');
+
+const description = z.string().min(1).describe('What it does, written for the AI agent that will call it.');
+
+const valueType = z.enum(['string', 'boolean', 'integer', 'number', 'array']);
+const itemType = z.enum(['string', 'integer', 'number', 'boolean']);
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const items = z
+  .strictObject({
+    type: itemType,
+    description: z.string().optional(),
+    enum: z.array(scalar).min(1).optional(),
+    format: z.literal('path').optional(),
+  })
+  .describe('The type of each element of an array value.')
+  .meta({ id: 'Items' });
+
+export const argumentSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^-{0,2}[A-Za-z0-9][A-Za-z0-9_.-]*$/)
+      .describe(
+        'Parameter name; an option becomes "--name value". A name that already starts with "-" is used verbatim as the flag.',
+      ),
+    type: valueType.describe('Value type; "array" needs "items".'),
+    description: z.string().optional(),
+    required: z.boolean().optional().describe('The agent must supply a value. Default false.'),
+    format: z
+      .literal('path')
+      .optional()
+      .describe(
+        '"path": resolved against the working directory and refused outside the sandbox scope.',
+      ),
+    items: items.optional(),
+    enum: z.array(scalar).min(1).optional().describe('The only values accepted.'),
+    default: z
+      .unknown()
+      .optional()
+      .describe('Used when the agent gives no value; it reaches the command like a given value.'),
+    alias: z
+      .string()
+      .regex(/^[A-Za-z0-9]$/)
+      .optional()
+      .describe('One-letter short flag: "-x" is passed instead of "--name".'),
+    file_arg: z
+      .boolean()
+      .optional()
+      .describe(
+        'The value is written to a private temporary file and the file\'s path is passed instead (for long or multi-line text such as commit messages).',
+      ),
+    file_flag: z
+      .string()
+      .regex(/^-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*$/)
+      .optional()
+      .describe('With file_arg: the flag that precedes the temporary file\'s path (e.g. "-F").'),
+  })
+  .meta({ id: 'Argument', title: 'Option or positional argument' });
+
+const availabilityCheck = z
+  .strictObject({
+    command: z.string().min(1).describe('Executable (and leading fixed arguments) to run.'),
+    args: z.array(z.string()).optional(),
+    success_exit_codes: z
+      .array(z.number().int().min(0).max(255))
+      .min(1)
+      .optional()
+      .describe('Exit codes that mean "available". Default [0].'),
+  })
+  .describe('A probe run at startup; when it fails the tool is not offered.')
+  .meta({ id: 'AvailabilityCheck' });
+
+const installInstructions = z
+  .string()
+  .min(1)
+  .describe('Logged when the availability check fails: how to install the missing program.');
+
+const sequenceStep = z
+  .strictObject({
+    tool: z
+      .string()
+      .min(1)
+      .describe('A definition name or a flattened tool name ("cargo", "cargo_fmt", "sandboxed_shell").'),
+    subcommand: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Leaf path inside that tool, "_"-joined; "default" or omitted for the tool itself.'),
+    args: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Arguments for this step, merged over the caller's non-meta arguments."),
+    description: z.string().optional(),
+  })
+  .meta({ id: 'SequenceStep' });
+
+const sequence = z.array(sequenceStep).min(1).describe('Steps run strictly one after another.');
+
+const stepDelayMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(600_000)
+  .describe('Pause between sequence steps, in milliseconds.');
+
+export const subcommandSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/)
+      .describe('Subcommand word; no "_" (it separates path segments in tool names). "default" collapses into the parent.'),
+    description,
+    enabled: enabled.optional(),
+    synchronous: synchronous.optional(),
+    timeout_seconds: timeoutSeconds.optional(),
+    guidance_key: guidanceKey.optional(),
+    availability_check: availabilityCheck.optional(),
+    install_instructions: installInstructions.optional(),
+    options: z.array(argumentSchema).optional().describe('Flags, passed in declared order.'),
+    positional_args: z
+      .array(argumentSchema)
+      .optional()
+      .describe('Positional arguments, passed after the options in declared order.'),
+    positional_args_first: z
+      .boolean()
+      .optional()
+      .describe('Pass positional arguments before the options.'),
+    get subcommand() {
+      return z.array(subcommandSchema).min(1).optional().describe('Nested subcommands.');
+    },
+    sequence: sequence.optional(),
+    step_delay_ms: stepDelayMs.optional(),
+  })
+  .meta({ id: 'Subcommand' });
+
+export const toolDefinitionSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('Path or URL of mtdf-schema.json, for editors.'),
+    name: identifier.describe('Tool name; MCP tools are named "<name>_<subcommand path>".'),
+    description,
+    command: z
+      .string()
+      .min(1)
+      .describe(
+        'Executable, optionally followed by fixed leading arguments separated by spaces ("python3 -m"); "sequence" for a sequence tool.',
+      ),
+    enabled: enabled.optional(),
+    timeout_seconds: timeoutSeconds.optional(),
+    synchronous: synchronous.optional(),
+    guidance_key: guidanceKey.optional(),
+    availability_check: availabilityCheck.optional(),
+    install_instructions: installInstructions.optional(),
+    subcommand: z.array(subcommandSchema).min(1).optional(),
+    sequence: sequence.optional(),
+    step_delay_ms: stepDelayMs.optional(),
+  })
+  .meta({
+    title: 'Ahma tool definition (MTDF)',
+    description: 'Turns a command-line program into MCP tools. See docs/ for every field.',
+  });
+
+export const toolGuidanceSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    guidance_blocks: z
+      .record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.string().min(1).max(1000))
+      .describe('Guidance texts by key, referenced from tool definitions by guidance_key.'),
+  })
+  .meta({
+    title: 'Ahma tool guidance (tool_guidance.json)',
+    description: 'Guidance blocks prepended to tool descriptions.',
+  });
+
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+export type SubcommandDefinition = z.infer<typeof subcommandSchema>;
+export type ArgumentDefinition = z.infer<typeof argumentSchema>;
+export type SequenceStep = z.infer<typeof sequenceStep>;
+export type AvailabilityCheck = z.infer<typeof availabilityCheck>;
+export type ToolGuidance = z.infer<typeof toolGuidanceSchema>;

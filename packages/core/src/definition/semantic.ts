@@ -1,0 +1,332 @@
+// Checks that a schema cannot express, on one schema-valid definition: names, argument
+// declarations, inheritance and sequence shape. Cross-file checks live in definition-set.ts.
+import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
+import { SEQUENCE_COMMAND, splitCommand, type ToolLeaf } from './flatten.js';
+import { isMetaParameter } from './input-schema.js';
+import { RESERVED_TOOL_NAMES } from './reserved.js';
+import type { ArgumentDefinition, SubcommandDefinition, ToolDefinition } from './schema.js';
+
+/** Longest MCP tool name produced; several clients refuse longer ones. */
+export const MAX_TOOL_NAME_LENGTH = 64;
+
+type Report = (pointer: string, message: string, hint?: string) => void;
+
+export function checkDefinition(
+  file: string,
+  definition: ToolDefinition,
+  leaves: readonly ToolLeaf[],
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const report: Report = (pointer, message, hint) =>
+    diagnostics.push(diagnostic(file, pointer, message, hint));
+
+  checkNames(definition, leaves, report);
+  checkSequenceShape(definition, report);
+  checkSiblings(definition.subcommand, '', report);
+  walkSubcommands(definition.subcommand, [], (sub, pointer) => checkSubcommand(sub, pointer, report));
+  for (const leaf of leaves) checkLeafDescription(leaf, report);
+  return diagnostics;
+}
+
+function checkNames(definition: ToolDefinition, leaves: readonly ToolLeaf[], report: Report): void {
+  if (RESERVED_TOOL_NAMES.has(definition.name)) {
+    report('/name', `"${definition.name}" is the name of a built-in tool`, 'choose another name');
+  }
+  const seen = new Map<string, string>();
+  for (const leaf of leaves) {
+    const namePointer = leaf.pointer === '' ? '/name' : `${leaf.pointer}/name`;
+    const first = seen.get(leaf.name);
+    if (first !== undefined) {
+      report(
+        namePointer,
+        `produces the tool name "${leaf.name}" a second time (first at ${first || '/'})`,
+        '"default" segments collapse into their parent; rename one of them',
+      );
+    }
+    seen.set(leaf.name, leaf.pointer);
+    if (leaf.name !== definition.name && RESERVED_TOOL_NAMES.has(leaf.name)) {
+      report(namePointer, `produces "${leaf.name}", the name of a built-in tool`, 'rename it');
+    }
+    if (leaf.name.length > MAX_TOOL_NAME_LENGTH) {
+      report(
+        namePointer,
+        `produces the tool name "${leaf.name}" (${leaf.name.length} characters)`,
+        `MCP clients accept at most ${MAX_TOOL_NAME_LENGTH}; shorten the names on this path`,
+      );
+    }
+  }
+}
+
+function checkSequenceShape(definition: ToolDefinition, report: Report): void {
+  const command = splitCommand(definition.command);
+  const isSequenceTool = command[0] === SEQUENCE_COMMAND;
+  if (isSequenceTool && command.length > 1) {
+    report('/command', '"sequence" takes no arguments', 'put arguments in the steps');
+  }
+  if (!isSequenceTool && definition.sequence !== undefined) {
+    report(
+      '/sequence',
+      'a top-level sequence needs "command": "sequence"',
+      'set "command" to "sequence", or move the steps into a subcommand',
+    );
+  }
+  if (definition.step_delay_ms !== undefined && definition.sequence === undefined) {
+    report('/step_delay_ms', 'step_delay_ms without a sequence has no effect', 'remove it');
+  }
+  if (!isSequenceTool) return;
+
+  const leaves: { sub: SubcommandDefinition; pointer: string }[] = [];
+  walkSubcommands(definition.subcommand, [], (sub, pointer) => {
+    if (sub.subcommand === undefined) leaves.push({ sub, pointer });
+  });
+  const withoutSteps = leaves.filter(({ sub }) => sub.sequence === undefined);
+  if (definition.sequence === undefined) {
+    if (leaves.length === 0) {
+      report('', 'a sequence tool needs "sequence" steps', 'add a "sequence" array of steps');
+    }
+    for (const { pointer } of withoutSteps) {
+      report(pointer, 'this leaf of a sequence tool has no steps', 'give it a "sequence" array');
+    }
+  } else if (withoutSteps.length > 1) {
+    report(
+      '/subcommand',
+      'a top-level sequence can be named by one leaf only',
+      'keep one leaf to name the tool and declare its parameters, or give each leaf its own "sequence"',
+    );
+  }
+}
+
+function checkSubcommand(sub: SubcommandDefinition, pointer: string, report: Report): void {
+  if (sub.name.includes('_')) {
+    report(
+      `${pointer}/name`,
+      `subcommand name "${sub.name}" contains "_"`,
+      `"_" separates path segments in tool names; use "${sub.name.replaceAll('_', '-')}"`,
+    );
+  }
+  checkSiblings(sub.subcommand, pointer, report);
+
+  if (sub.subcommand !== undefined) {
+    // Keys that only a leaf uses would be silently ignored on a branch.
+    const leafOnly = ['options', 'positional_args', 'positional_args_first', 'sequence', 'step_delay_ms'] as const;
+    for (const key of leafOnly) {
+      if (sub[key] !== undefined) {
+        report(
+          `${pointer}/${key}`,
+          `"${key}" on a subcommand that has nested subcommands is never used`,
+          'move it to the leaf subcommands',
+        );
+      }
+    }
+    return;
+  }
+  if (sub.step_delay_ms !== undefined && sub.sequence === undefined) {
+    report(`${pointer}/step_delay_ms`, 'step_delay_ms without a sequence has no effect', 'remove it');
+  }
+  checkArguments(sub, pointer, report);
+}
+
+function checkSiblings(
+  subs: readonly SubcommandDefinition[] | undefined,
+  pointer: string,
+  report: Report,
+): void {
+  const names = new Set<string>();
+  subs?.forEach((child, index) => {
+    if (names.has(child.name)) {
+      report(`${pointer}/subcommand/${index}/name`, `duplicate subcommand "${child.name}"`);
+    }
+    names.add(child.name);
+  });
+}
+
+function checkArguments(sub: SubcommandDefinition, pointer: string, report: Report): void {
+  const names = new Map<string, string>();
+  const aliases = new Map<string, string>();
+  const lists = [
+    ['options', sub.options ?? []],
+    ['positional_args', sub.positional_args ?? []],
+  ] as const;
+  for (const [list, parameters] of lists) {
+    parameters.forEach((parameter, index) => {
+      const at = `${pointer}/${list}/${index}`;
+      const first = names.get(parameter.name);
+      if (first !== undefined) {
+        report(`${at}/name`, `duplicate argument name "${parameter.name}" (first at ${first})`);
+      }
+      names.set(parameter.name, at);
+      if (isMetaParameter(parameter.name)) {
+        report(
+          `${at}/name`,
+          `"${parameter.name}" is a meta-parameter that is never passed to the command`,
+          'rename the argument',
+        );
+      }
+      if (parameter.alias !== undefined) {
+        const earlier = aliases.get(parameter.alias);
+        if (earlier !== undefined) {
+          report(`${at}/alias`, `alias "${parameter.alias}" is already used at ${earlier}`);
+        }
+        aliases.set(parameter.alias, at);
+      }
+      checkArgument(parameter, at, list === 'positional_args', report);
+    });
+  }
+  checkPositionalOrder(sub.positional_args ?? [], `${pointer}/positional_args`, report);
+}
+
+function checkArgument(
+  parameter: ArgumentDefinition,
+  at: string,
+  positional: boolean,
+  report: Report,
+): void {
+  const { type, items } = parameter;
+  if (type === 'array' && items === undefined) {
+    report(at, 'an "array" argument needs "items"', 'add "items": { "type": "string" }');
+  }
+  if (type !== 'array' && items !== undefined) {
+    report(`${at}/items`, `"items" only applies to "array" arguments, not "${type}"`);
+  }
+  const elementType = type === 'array' ? items?.type : type;
+  const pathFormat = parameter.format === 'path' || items?.format === 'path';
+  if (pathFormat && elementType !== 'string') {
+    report(
+      parameter.format === 'path' ? `${at}/format` : `${at}/items/format`,
+      `format "path" applies to string values, not "${type === 'array' ? `array of ${elementType ?? '?'}` : type}"`,
+      'use it on a "string" argument or an array of strings',
+    );
+  }
+  if (parameter.enum !== undefined) {
+    if (type === 'array') {
+      report(`${at}/enum`, 'an array argument lists its allowed values in "items.enum"');
+    } else {
+      parameter.enum.forEach((value, index) => {
+        if (!matchesType(value, type)) {
+          report(`${at}/enum/${index}`, `${JSON.stringify(value)} is not a ${type}`);
+        }
+      });
+    }
+  }
+  items?.enum?.forEach((value, index) => {
+    if (!matchesType(value, items.type)) {
+      report(`${at}/items/enum/${index}`, `${JSON.stringify(value)} is not a ${items.type}`);
+    }
+  });
+  if (parameter.default !== undefined) checkDefault(parameter, at, report);
+  if (parameter.file_arg === true && type !== 'string') {
+    report(`${at}/file_arg`, `file_arg applies to "string" arguments, not "${type}"`);
+  }
+  if (parameter.file_flag !== undefined) {
+    if (parameter.file_arg !== true) {
+      report(`${at}/file_flag`, 'file_flag only applies with "file_arg": true');
+    } else if (positional) {
+      report(`${at}/file_flag`, 'a positional argument takes no flag', 'make it an option');
+    }
+  }
+  if (positional && parameter.alias !== undefined) {
+    report(`${at}/alias`, 'a positional argument takes no alias', 'make it an option');
+  }
+  if (positional && type === 'boolean') {
+    report(`${at}/type`, 'a boolean cannot be a positional argument', 'make it an option');
+  }
+}
+
+function checkDefault(parameter: ArgumentDefinition, at: string, report: Report): void {
+  const value = parameter.default;
+  const values = parameter.type === 'array' ? value : [value];
+  const elementType = parameter.type === 'array' ? parameter.items?.type : parameter.type;
+  const allowed = parameter.type === 'array' ? parameter.items?.enum : parameter.enum;
+  if (!Array.isArray(values) || elementType === undefined) {
+    report(`${at}/default`, `the default must be ${parameter.type === 'array' ? 'an array' : `a ${parameter.type}`}`);
+    return;
+  }
+  for (const element of values as unknown[]) {
+    if (!matchesType(element, elementType)) {
+      report(`${at}/default`, `the default ${JSON.stringify(value)} is not of type ${parameter.type}`);
+      return;
+    }
+    if (allowed !== undefined && !allowed.includes(element as string | number | boolean)) {
+      report(`${at}/default`, `the default ${JSON.stringify(element)} is not one of the enum values`);
+      return;
+    }
+  }
+}
+
+function checkPositionalOrder(
+  positionals: readonly ArgumentDefinition[],
+  pointer: string,
+  report: Report,
+): void {
+  let firstOptional: number | undefined;
+  positionals.forEach((parameter, index) => {
+    const required = parameter.required === true;
+    if (!required && firstOptional === undefined) firstOptional = index;
+    if (required && firstOptional !== undefined) {
+      report(
+        `${pointer}/${index}`,
+        `required positional "${parameter.name}" follows optional positional at index ${firstOptional}`,
+        'put required positionals first: an omitted optional one would shift it',
+      );
+    }
+    if (parameter.type === 'array' && index < positionals.length - 1) {
+      report(
+        `${pointer}/${index}`,
+        `array positional "${parameter.name}" is not the last positional`,
+        'its elements would run into the next positional; move it last',
+      );
+    }
+  });
+}
+
+// Words that promise the opposite of how the leaf actually runs. A description that contradicts
+// the behaviour misleads the agent into waiting for a push that never comes (or the reverse).
+const promisesBackground =
+  /\b(runs? in the background|in the background|asynchronous(ly)?|returns? an? operation[ _]id|result (is|will be) pushed)\b/i;
+const promisesBlocking =
+  /\b(synchronous(ly)?|blocks? until|waits? (until|for) (it|the command) (to )?(finish|complete)s?)\b/i;
+
+function checkLeafDescription(leaf: ToolLeaf, report: Report): void {
+  const pointer = `${leaf.pointer}/description`;
+  if (leaf.synchronous && promisesBackground.test(leaf.baseDescription)) {
+    report(
+      pointer,
+      'this synchronous tool\'s description promises background work',
+      'reword it, or remove "synchronous": true',
+    );
+  }
+  if (!leaf.synchronous && promisesBlocking.test(leaf.baseDescription)) {
+    report(
+      pointer,
+      'this asynchronous tool\'s description promises to block until done',
+      'reword it, or set "synchronous": true',
+    );
+  }
+}
+
+function walkSubcommands(
+  subs: readonly SubcommandDefinition[] | undefined,
+  path: (string | number)[],
+  visit: (sub: SubcommandDefinition, pointer: string) => void,
+): void {
+  subs?.forEach((sub, index) => {
+    const here = [...path, 'subcommand', index];
+    visit(sub, jsonPointer(here));
+    walkSubcommands(sub.subcommand, here, visit);
+  });
+}
+
+function matchesType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    default:
+      return false;
+  }
+}
