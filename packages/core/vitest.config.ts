@@ -1,8 +1,1 @@
-import { defineConfig } from 'vitest/config';
-
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    setupFiles: ['../../vitest.setup.ts'],
-  },
-});
+export { default } from '../../vitest.shared.js';

@@ -2,10 +2,7 @@
 // (and, through the server, for the agent).
 
 export type AhmaErrorCode =
-  | 'PATH_OUTSIDE_SCOPE'
-  | 'PATH_INVALID'
-  | 'WORKING_DIRECTORY_INVALID'
-  | 'FILE_ARG_FAILED';
+  'PATH_OUTSIDE_SCOPE' | 'PATH_INVALID' | 'WORKING_DIRECTORY_INVALID' | 'FILE_ARG_FAILED';
 
 export class AhmaError extends Error {
   constructor(

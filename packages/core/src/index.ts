@@ -20,7 +20,11 @@ export {
   type JsonSchema,
 } from './definition/json-schema.js';
 export { formatDiagnostic, type Diagnostic } from './definition/diagnostic.js';
-export { DocumentChecker, type DefinitionCheck, type GuidanceCheck } from './definition/check-document.js';
+export {
+  DocumentChecker,
+  type DefinitionCheck,
+  type GuidanceCheck,
+} from './definition/check-document.js';
 export {
   checkDefinitionSet,
   stepTarget,

@@ -31,7 +31,9 @@ export function createFileArgWriter(tempRoot: string = tmpdir()): FileArgWriter 
     async cleanup() {
       const created = dir;
       dir = undefined;
-      if (created !== undefined) await rm(await created, { recursive: true, force: true });
+      // A failed mkdtemp created nothing; its rejection was already reported by write().
+      const path = await created?.catch(() => undefined);
+      if (path !== undefined) await rm(path, { recursive: true, force: true });
     },
   };
 }

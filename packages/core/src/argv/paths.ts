@@ -80,7 +80,11 @@ async function realpathLenient(path: string, hops = 0): Promise<string> {
     const info = await lstat(path).catch(() => undefined);
     if (info?.isSymbolicLink() === true) {
       const target = await readlink(path);
-      return realpathLenient(resolve(dirname(path), target), hops + 1);
+      // Not resolve(): it folds ".." lexically, but the kernel follows symlinks before a ".." in
+      // the target (a target "inner/../x" with inner -> /elsewhere/d means /elsewhere/x).
+      const dir = dirname(path);
+      const next = isAbsolute(target) ? target : dir.endsWith(sep) ? dir + target : dir + sep + target;
+      return realpathLenient(next, hops + 1);
     }
     const parent = dirname(path);
     if (parent === path) return path;

@@ -34,8 +34,12 @@ export async function prepareInvocation(
   try {
     const prepared: Record<string, unknown> = { ...args };
     for (const parameter of [...leaf.options, ...leaf.positionals]) {
-      const value = prepared[parameter.name] ?? parameter.default;
+      // Own keys only: an inherited one ("toString", "constructor") is not a value the agent gave.
+      const given = Object.hasOwn(prepared, parameter.name) ? prepared[parameter.name] : undefined;
+      const value = given ?? parameter.default;
       if (value === undefined || value === null) continue;
+      // Store the value (a default included) so the file_arg step below sees it.
+      prepared[parameter.name] = value;
       if (isPathParameter(parameter)) {
         prepared[parameter.name] = Array.isArray(value)
           ? await Promise.all(value.map((item: unknown) => resolvePathInScope(String(item), cwd, context.scope, parameter.name)))

@@ -1,6 +1,6 @@
 // Checks across all the definitions that will be served together: unique names, guidance keys that
 // exist, and sequence steps that name a real tool. A file failing any of them is rejected whole.
-import { diagnostic, type Diagnostic } from './diagnostic.js';
+import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
 import type { ToolLeaf } from './flatten.js';
 import type { GuidanceBlocks } from './guidance.js';
 import { isMetaParameter } from './input-schema.js';
@@ -163,16 +163,18 @@ function checkSequences(entry: CheckedDefinition, tools: ReadonlyMap<string, Too
         return;
       }
       for (const key of Object.keys(step.args ?? {})) {
+        // Argument names are free-form: escape "/" and "~" so the pointer stays valid (RFC 6901).
+        const argPointer = `${at}${jsonPointer(['args', key])}`;
         if (isMetaParameter(key)) {
           report(
-            `${at}/args/${key}`,
+            argPointer,
             `"${key}" is a meta-parameter; steps run with the caller's`,
             'remove it from the step',
           );
         } else if (!parameters.includes(key)) {
           const suggestion = closestMatch(key, parameters);
           report(
-            `${at}/args/${key}`,
+            argPointer,
             `"${target}" has no argument "${key}"`,
             suggestion === undefined ? `it takes: ${parameters.join(', ') || 'none'}` : `did you mean "${suggestion}"?`,
           );

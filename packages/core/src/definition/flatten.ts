@@ -138,11 +138,14 @@ export function splitCommand(command: string): string[] {
 }
 
 /**
- * The description an agent sees: the selected guidance block (or the default async guidance for an
- * asynchronous tool) followed by the author's text.
+ * The description an agent sees: the async guidance for an asynchronous tool (R2.4: always, even
+ * when a guidance_key selects another block), then the selected guidance block, then the author's
+ * text.
  */
 export function describeLeaf(leaf: ToolLeaf, guidance: GuidanceBlocks): string {
-  const key = leaf.guidanceKey ?? (leaf.synchronous ? undefined : ASYNC_GUIDANCE_KEY);
-  const block = key === undefined ? undefined : guidance[key];
-  return block === undefined ? leaf.baseDescription : `${block}\n\n${leaf.baseDescription}`;
+  const keys = new Set<string>();
+  if (!leaf.synchronous) keys.add(ASYNC_GUIDANCE_KEY);
+  if (leaf.guidanceKey !== undefined) keys.add(leaf.guidanceKey);
+  const blocks = [...keys].flatMap((key) => guidance[key] ?? []);
+  return [...blocks, leaf.baseDescription].join('\n\n');
 }

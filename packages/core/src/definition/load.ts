@@ -14,6 +14,7 @@ import {
   checkGuidanceFile,
   isGuidanceFile,
   listJsonFiles,
+  readErrorDiagnostic,
 } from './tool-files.js';
 
 /** Environment variable naming the tools directory when no option does. */
@@ -130,12 +131,12 @@ async function readSource(
   }
   const files = await listJsonFiles(dir);
   const checked = await checkDefinitionFiles(checker, files.filter((file) => !isGuidanceFile(file)));
-  diagnostics.push(...checked.diagnostics);
+  diagnostics.push(...checked.diagnostics, ...checked.unreadable.map(readErrorDiagnostic));
   const guidanceFile = files.find(isGuidanceFile);
   let guidance: GuidanceBlocks | undefined;
   if (guidanceFile !== undefined) {
     const result = await checkGuidanceFile(checker, guidanceFile);
-    diagnostics.push(...result.diagnostics);
+    diagnostics.push(...result.diagnostics, ...result.unreadable.map(readErrorDiagnostic));
     guidance = result.blocks;
   }
   return { definitions: checked.definitions, guidance };

@@ -79,12 +79,15 @@ function toDiagnostic(file: string, error: ErrorObject, noun: Noun): Diagnostic 
         `must be ${JSON.stringify(params['allowedValue'])}`,
       );
     case 'pattern': {
-      const hint = (error.parentSchema as { description?: string } | undefined)?.description;
+      // The field's description alone need not state the rule (the tool name's does not), so the
+      // pattern is always part of the hint.
+      const description = (error.parentSchema as { description?: string } | undefined)?.description;
+      const rule = `must match ${String(params['pattern'])}`;
       return diagnostic(
         file,
         error.instancePath,
         `${JSON.stringify(error.data)} is not allowed here`,
-        hint ?? `must match ${String(params['pattern'])}`,
+        description === undefined ? rule : `${description} It ${rule}`,
       );
     }
     case 'minimum':

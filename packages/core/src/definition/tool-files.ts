@@ -2,7 +2,7 @@
 // them into checked definitions plus diagnostics. Shared by the loader and ahma-validate.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { DocumentChecker } from './check-document.js';
+import type { DocumentChecker } from './check-document.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
 import type { CheckedDefinition } from './definition-set.js';
 import { GUIDANCE_FILE_NAME, type GuidanceBlocks } from './guidance.js';
@@ -46,49 +46,63 @@ export async function readText(file: string): Promise<string> {
 
 export interface CheckedFiles {
   readonly definitions: CheckedDefinition[];
+  /** Problems in files that could be read. */
   readonly diagnostics: Diagnostic[];
+  /** Files that could not be read at all; the caller decides whether that is fatal. */
+  readonly unreadable: ToolFileReadError[];
 }
 
-/** Checks each definition file on its own; unreadable files become diagnostics, not exceptions. */
+/** Checks each definition file on its own. */
 export async function checkDefinitionFiles(
   checker: DocumentChecker,
   files: readonly string[],
 ): Promise<CheckedFiles> {
-  const texts = await Promise.all(files.map((file) => readForCheck(file)));
-  const definitions: CheckedDefinition[] = [];
-  const diagnostics: Diagnostic[] = [];
+  const texts = await Promise.all(files.map((file) => readText(file).catch((error: unknown) => error)));
+  const result: CheckedFiles = { definitions: [], diagnostics: [], unreadable: [] };
   files.forEach((file, index) => {
     const text = texts[index];
     if (typeof text !== 'string') {
-      diagnostics.push(text ?? diagnostic(file, '', 'cannot read'));
+      result.unreadable.push(asReadError(file, text));
       return;
     }
-    const result = checker.checkDefinition(file, text);
-    if (result.ok) definitions.push({ file, definition: result.definition, leaves: result.leaves });
-    else diagnostics.push(...result.diagnostics);
+    const checked = checker.checkDefinition(file, text);
+    if (checked.ok) {
+      result.definitions.push({ file, definition: checked.definition, leaves: checked.leaves });
+    } else {
+      result.diagnostics.push(...checked.diagnostics);
+    }
   });
-  return { definitions, diagnostics };
+  return result;
 }
 
-/** Reads and checks a guidance file; undefined blocks when it is absent or invalid. */
+export interface CheckedGuidance {
+  /** The file's blocks; undefined when it is invalid or unreadable. */
+  readonly blocks: GuidanceBlocks | undefined;
+  readonly diagnostics: Diagnostic[];
+  readonly unreadable: ToolFileReadError[];
+}
+
 export async function checkGuidanceFile(
   checker: DocumentChecker,
   file: string,
-): Promise<{ blocks: GuidanceBlocks | undefined; diagnostics: Diagnostic[] }> {
-  const text = await readForCheck(file);
-  if (typeof text !== 'string') return { blocks: undefined, diagnostics: [text] };
-  const result = checker.checkGuidance(file, text);
-  return result.ok
-    ? { blocks: result.guidance.guidance_blocks, diagnostics: [] }
-    : { blocks: undefined, diagnostics: [...result.diagnostics] };
+): Promise<CheckedGuidance> {
+  const text = await readText(file).catch((error: unknown) => error);
+  if (typeof text !== 'string') {
+    return { blocks: undefined, diagnostics: [], unreadable: [asReadError(file, text)] };
+  }
+  const checked = checker.checkGuidance(file, text);
+  return checked.ok
+    ? { blocks: checked.guidance.guidance_blocks, diagnostics: [], unreadable: [] }
+    : { blocks: undefined, diagnostics: [...checked.diagnostics], unreadable: [] };
 }
 
-async function readForCheck(file: string): Promise<string | Diagnostic> {
-  try {
-    return await readText(file);
-  } catch (error) {
-    return diagnostic(file, '', error instanceof Error ? error.message : String(error));
-  }
+/** An unreadable file as a diagnostic, for callers (the server) that carry on without it. */
+export function readErrorDiagnostic(error: ToolFileReadError): Diagnostic {
+  return diagnostic(error.path, '', error.message);
+}
+
+function asReadError(file: string, error: unknown): ToolFileReadError {
+  return error instanceof ToolFileReadError ? error : new ToolFileReadError(file, error);
 }
 
 function describeIoError(error: unknown): string {

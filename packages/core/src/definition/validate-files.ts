@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { DocumentChecker } from './check-document.js';
 import type { Diagnostic } from './diagnostic.js';
 import { checkDefinitionSet } from './definition-set.js';
-import { mergeGuidance } from './guidance.js';
+import { mergeGuidance, type GuidanceBlocks } from './guidance.js';
 import {
   checkDefinitionFiles,
   checkGuidanceFile,
@@ -55,13 +55,25 @@ export async function validateToolFiles(targets: readonly string[]): Promise<Val
       for (const d of diagnostics) if (namedResolved.has(resolve(d.file))) byFile.get(d.file)?.push(d);
     };
 
+    // A named file that cannot be read is an I/O error, not an invalid definition.
+    const failOnNamed = (unreadable: readonly ToolFileReadError[]) => {
+      const named = unreadable.find((error) => namedResolved.has(resolve(error.path)));
+      if (named !== undefined) throw named;
+    };
+
     const guidanceFile = files.find(isGuidanceFile);
-    const guidance = guidanceFile === undefined ? { blocks: undefined, diagnostics: [] } : await checkGuidanceFile(checker, guidanceFile);
-    report(guidance.diagnostics);
+    let guidanceBlocks: GuidanceBlocks | undefined;
+    if (guidanceFile !== undefined) {
+      const guidance = await checkGuidanceFile(checker, guidanceFile);
+      failOnNamed(guidance.unreadable);
+      report(guidance.diagnostics);
+      guidanceBlocks = guidance.blocks;
+    }
 
     const checked = await checkDefinitionFiles(checker, files.filter((file) => !isGuidanceFile(file)));
+    failOnNamed(checked.unreadable);
     report(checked.diagnostics);
-    report(checkDefinitionSet(checked.definitions, mergeGuidance(guidance.blocks)).diagnostics);
+    report(checkDefinitionSet(checked.definitions, mergeGuidance(guidanceBlocks)).diagnostics);
   }
   return { files: targeted.map((file) => ({ file, diagnostics: byFile.get(file) ?? [] })) };
 }

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { schemaFiles } from '../src/run.js';
+
+const bin = fileURLToPath(new URL('../bin/generate-tool-schema.js', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+async function generate(args: string[], cwd: string) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { cwd });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('generate-tool-schema', () => {
+  it('R5.1: the committed docs/mtdf-schema.json is current (run `pnpm generate-schema` if this fails)', async () => {
+    for (const [name, text] of Object.entries(schemaFiles())) {
+      expect(await readFile(join(repoRoot, 'docs', name), 'utf8'), `docs/${name} is stale`).toBe(
+        text,
+      );
+    }
+  });
+
+  it('R5.1: writes OUT_DIR/mtdf-schema.json, a draft 2020-12 schema that ajv compiles in strict mode (union types allowed)', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'ahma-schema-')), 'nested', 'out');
+    const run = await generate([out], repoRoot);
+    expect(run.code).toBe(0);
+    expect((await readdir(out)).sort()).toEqual(['mtdf-schema.json', 'tool-guidance-schema.json']);
+    const schema = JSON.parse(await readFile(join(out, 'mtdf-schema.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(schema['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+    const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+    const valid = ajv.compile(schema);
+    expect(valid({ name: 'ls', description: 'List files', command: 'ls' })).toBe(true);
+    expect(valid({ name: 'ls', description: 'List files', command: 'ls', comand: 'x' })).toBe(
+      false,
+    );
+  });
+
+  it('defaults OUT_DIR to docs/ of the working directory', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ahma-schema-'));
+    expect((await generate([], cwd)).stdout).toBe(
+      `wrote ${join('docs', 'mtdf-schema.json')}\nwrote ${join('docs', 'tool-guidance-schema.json')}\n`,
+    );
+    expect(await readFile(join(cwd, 'docs', 'mtdf-schema.json'), 'utf8')).toBe(
+      schemaFiles()['mtdf-schema.json'],
+    );
+  });
+
+  it('--stdout prints the schema and writes nothing', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ahma-schema-'));
+    const run = await generate(['--stdout'], cwd);
+    expect(run.stdout).toBe(schemaFiles()['mtdf-schema.json']);
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it('exit 2 on a usage error', async () => {
+    const run = await generate(['a', 'b'], repoRoot);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Usage: generate-tool-schema');
+  });
+});

@@ -1,0 +1,2 @@
+// Library entry of @ahma/validate, for tests and embedding.
+export { runValidate, EXIT_VALID, EXIT_INVALID, EXIT_USAGE, type Output } from './run.js';
