@@ -2,7 +2,14 @@
 // (and, through the server, for the agent).
 
 export type AhmaErrorCode =
-  'PATH_OUTSIDE_SCOPE' | 'PATH_INVALID' | 'WORKING_DIRECTORY_INVALID' | 'FILE_ARG_FAILED';
+  | 'PATH_OUTSIDE_SCOPE'
+  | 'PATH_INVALID'
+  | 'WORKING_DIRECTORY_INVALID'
+  | 'FILE_ARG_FAILED'
+  | 'SCOPE_INVALID'
+  | 'SANDBOX_UNAVAILABLE'
+  | 'ARGV_INVALID'
+  | 'OPERATION_UNKNOWN';
 
 export class AhmaError extends Error {
   constructor(

@@ -45,7 +45,7 @@ describe('ahma-validate', () => {
       'broken/steps.json#/sequence/0/tool: step calls "mkae", which is not a defined, enabled tool (check "tool" and "subcommand")',
       'broken/syntax.json#: invalid JSON at line 4, column 1: property name expected (keys are double-quoted strings; no trailing comma)',
       'broken/typo.json#/timeout_seconds: 0 is out of range (must be ≥ 1)',
-      'broken/typo.json#/subcommand/0/description: missing required key "description"',
+      'broken/typo.json#/subcommand/0/description: missing required key "description" (What it does, written for the AI agent that will call it.)',
       'broken/typo.json#/subcommand/0/descripton: unknown key "descripton" (did you mean "description"?)',
     ]);
   });

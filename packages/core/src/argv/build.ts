@@ -4,7 +4,10 @@
 import type { ToolLeaf } from '../definition/flatten.js';
 import type { ArgumentDefinition } from '../definition/schema.js';
 
-export type ArgvLeaf = Pick<ToolLeaf, 'command' | 'subcommandPath' | 'options' | 'positionals' | 'positionalsFirst'>;
+export type ArgvLeaf = Pick<
+  ToolLeaf,
+  'command' | 'subcommandPath' | 'options' | 'positionals' | 'positionalsFirst'
+>;
 
 /**
  * The command line for a leaf: command tokens, the subcommand path, then options in declared order
@@ -13,9 +16,7 @@ export type ArgvLeaf = Pick<ToolLeaf, 'command' | 'subcommandPath' | 'options' |
  */
 export function buildArgv(leaf: ArgvLeaf, args: Readonly<Record<string, unknown>>): string[] {
   const options = leaf.options.flatMap((option) => optionArgv(option, valueOf(option, args)));
-  const positionals = leaf.positionals.flatMap((positional) =>
-    elements(valueOf(positional, args)),
-  );
+  const positionals = leaf.positionals.flatMap((positional) => elements(valueOf(positional, args)));
   return [
     ...leaf.command,
     ...leaf.subcommandPath,
@@ -36,7 +37,8 @@ function valueOf(parameter: ArgumentDefinition, args: Readonly<Record<string, un
 
 function optionArgv(option: ArgumentDefinition, value: unknown): string[] {
   if (value === undefined || value === null || value === false) return [];
-  if (option.file_arg === true && option.file_flag !== undefined) return [option.file_flag, String(value)];
+  if (option.file_arg === true && option.file_flag !== undefined)
+    return [option.file_flag, String(value)];
   const flag = flagOf(option);
   if (value === true) return [flag];
   return elements(value).flatMap((element) => [flag, element]);

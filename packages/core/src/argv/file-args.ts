@@ -23,9 +23,13 @@ export function createFileArgWriter(tempRoot: string = tmpdir()): FileArgWriter 
         await writeFile(path, value, { mode: 0o600, flag: 'wx' });
         return path;
       } catch (error) {
-        throw new AhmaError('FILE_ARG_FAILED', `argument "${name}": cannot write its temporary file`, {
-          cause: error,
-        });
+        throw new AhmaError(
+          'FILE_ARG_FAILED',
+          `argument "${name}": cannot write its temporary file`,
+          {
+            cause: error,
+          },
+        );
       }
     },
     async cleanup() {

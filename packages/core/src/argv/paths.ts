@@ -83,7 +83,11 @@ async function realpathLenient(path: string, hops = 0): Promise<string> {
       // Not resolve(): it folds ".." lexically, but the kernel follows symlinks before a ".." in
       // the target (a target "inner/../x" with inner -> /elsewhere/d means /elsewhere/x).
       const dir = dirname(path);
-      const next = isAbsolute(target) ? target : dir.endsWith(sep) ? dir + target : dir + sep + target;
+      const next = isAbsolute(target)
+        ? target
+        : dir.endsWith(sep)
+          ? dir + target
+          : dir + sep + target;
       return realpathLenient(next, hops + 1);
     }
     const parent = dirname(path);

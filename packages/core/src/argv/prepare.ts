@@ -29,7 +29,10 @@ export async function prepareInvocation(
   args: Readonly<Record<string, unknown>>,
   context: InvocationContext,
 ): Promise<PreparedInvocation> {
-  const cwd = await resolveWorkingDirectory(stringOrUndefined(args['working_directory']), context.scope);
+  const cwd = await resolveWorkingDirectory(
+    stringOrUndefined(args['working_directory']),
+    context.scope,
+  );
   const files = createFileArgWriter(context.tempRoot);
   try {
     const prepared: Record<string, unknown> = { ...args };
@@ -42,11 +45,18 @@ export async function prepareInvocation(
       prepared[parameter.name] = value;
       if (isPathParameter(parameter)) {
         prepared[parameter.name] = Array.isArray(value)
-          ? await Promise.all(value.map((item: unknown) => resolvePathInScope(String(item), cwd, context.scope, parameter.name)))
+          ? await Promise.all(
+              value.map((item: unknown) =>
+                resolvePathInScope(String(item), cwd, context.scope, parameter.name),
+              ),
+            )
           : await resolvePathInScope(String(value), cwd, context.scope, parameter.name);
       }
       if (parameter.file_arg === true) {
-        prepared[parameter.name] = await files.write(parameter.name, String(prepared[parameter.name]));
+        prepared[parameter.name] = await files.write(
+          parameter.name,
+          String(prepared[parameter.name]),
+        );
       }
     }
     const timeout = args['timeout_seconds'];

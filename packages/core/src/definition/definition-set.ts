@@ -66,7 +66,12 @@ function acceptUniqueNames(
     const owner = definitionOwner.get(entry.definition.name);
     if (owner !== undefined) {
       found.push(
-        diagnostic(entry.file, '/name', `"${entry.definition.name}" is already defined in ${owner}`, 'rename one of them'),
+        diagnostic(
+          entry.file,
+          '/name',
+          `"${entry.definition.name}" is already defined in ${owner}`,
+          'rename one of them',
+        ),
       );
     }
     for (const leaf of entry.leaves) {
@@ -92,7 +97,10 @@ function acceptUniqueNames(
   });
 }
 
-function* checkGuidanceKeys(entry: CheckedDefinition, guidance: GuidanceBlocks): Generator<Diagnostic> {
+function* checkGuidanceKeys(
+  entry: CheckedDefinition,
+  guidance: GuidanceBlocks,
+): Generator<Diagnostic> {
   const check = function* (key: string | undefined, pointer: string): Generator<Diagnostic> {
     if (key === undefined || key in guidance) return;
     const suggestion = closestMatch(key, Object.keys(guidance));
@@ -135,7 +143,10 @@ export function stepTarget(step: SequenceStep): string {
   return [step.tool, ...path].join('_');
 }
 
-function checkSequences(entry: CheckedDefinition, tools: ReadonlyMap<string, ToolLeaf>): Diagnostic[] {
+function checkSequences(
+  entry: CheckedDefinition,
+  tools: ReadonlyMap<string, ToolLeaf>,
+): Diagnostic[] {
   const found: Diagnostic[] = [];
   const checked = new Set<string>();
   for (const leaf of entry.leaves) {
@@ -153,13 +164,18 @@ function checkSequences(entry: CheckedDefinition, tools: ReadonlyMap<string, Too
         report(
           `${at}/tool`,
           `step calls "${target}", which is not a defined, enabled tool`,
-          suggestion === undefined ? 'check "tool" and "subcommand"' : `did you mean "${suggestion}"?`,
+          suggestion === undefined
+            ? 'check "tool" and "subcommand"'
+            : `did you mean "${suggestion}"?`,
         );
         return;
       }
       const cycle = findCycle(target, leaf, tools);
       if (cycle !== undefined) {
-        report(`${at}/tool`, `step calls "${target}", which leads back to this sequence (${cycle})`);
+        report(
+          `${at}/tool`,
+          `step calls "${target}", which leads back to this sequence (${cycle})`,
+        );
         return;
       }
       for (const key of Object.keys(step.args ?? {})) {
@@ -176,7 +192,9 @@ function checkSequences(entry: CheckedDefinition, tools: ReadonlyMap<string, Too
           report(
             argPointer,
             `"${target}" has no argument "${key}"`,
-            suggestion === undefined ? `it takes: ${parameters.join(', ') || 'none'}` : `did you mean "${suggestion}"?`,
+            suggestion === undefined
+              ? `it takes: ${parameters.join(', ') || 'none'}`
+              : `did you mean "${suggestion}"?`,
           );
         }
       }
@@ -201,7 +219,11 @@ function findCycle(
   const search = (name: string, trail: string[]): string[] | undefined => {
     const leaf = tools.get(name);
     if (leaf === undefined) return undefined;
-    if (leaf === origin || (leaf.sequencePointer === origin.sequencePointer && leaf.definitionName === origin.definitionName)) {
+    if (
+      leaf === origin ||
+      (leaf.sequencePointer === origin.sequencePointer &&
+        leaf.definitionName === origin.definitionName)
+    ) {
       return [...trail, name];
     }
     if (visited.has(name) || leaf.sequence === undefined) return undefined;

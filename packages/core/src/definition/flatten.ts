@@ -1,6 +1,11 @@
 // Turns one definition into the MCP tools it produces: one per leaf subcommand, named
 // `<name>_<path>` with "default" segments collapsed, with inherited settings resolved.
-import type { ArgumentDefinition, SequenceStep, SubcommandDefinition, ToolDefinition } from './schema.js';
+import type {
+  ArgumentDefinition,
+  SequenceStep,
+  SubcommandDefinition,
+  ToolDefinition,
+} from './schema.js';
 import { ASYNC_GUIDANCE_KEY, type GuidanceBlocks } from './guidance.js';
 import { jsonPointer } from './diagnostic.js';
 
@@ -81,7 +86,12 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
   }
 
   const leaves: ToolLeaf[] = [];
-  const walk = (subs: readonly SubcommandDefinition[], path: string[], pointer: (string | number)[], outer: Inherited) => {
+  const walk = (
+    subs: readonly SubcommandDefinition[],
+    path: string[],
+    pointer: (string | number)[],
+    outer: Inherited,
+  ) => {
     subs.forEach((sub, index) => {
       const here = [...pointer, 'subcommand', index];
       const settings: Inherited = {
@@ -108,7 +118,8 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         positionals: sub.positional_args ?? [],
         positionalsFirst: sub.positional_args_first ?? false,
         sequence,
-        stepDelayMs: (ownSequence === undefined ? definition.step_delay_ms : sub.step_delay_ms) ?? 0,
+        stepDelayMs:
+          (ownSequence === undefined ? definition.step_delay_ms : sub.step_delay_ms) ?? 0,
         sequencePointer:
           ownSequence !== undefined
             ? `${jsonPointer(here)}/sequence`
@@ -134,7 +145,10 @@ function settle(settings: Inherited) {
 
 /** Splits `command` into the executable and its fixed leading arguments. */
 export function splitCommand(command: string): string[] {
-  return command.trim().split(/\s+/).filter((token) => token.length > 0);
+  return command
+    .trim()
+    .split(/\s+/)
+    .filter((token) => token.length > 0);
 }
 
 /**

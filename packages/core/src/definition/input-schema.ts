@@ -85,9 +85,10 @@ export class ArgumentValidator {
     return check('', args ?? {}).map((d) => {
       const field = d.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
       const where = field === '' ? 'arguments' : `argument "${field}"`;
-      const message = d.message.startsWith('unknown') || d.message.startsWith('missing')
-        ? d.message
-        : `${where} ${d.message}`;
+      const message =
+        d.message.startsWith('unknown') || d.message.startsWith('missing')
+          ? d.message
+          : `${where} ${d.message}`;
       return { field, message: d.hint === undefined ? message : `${message} (${d.hint})` };
     });
   }

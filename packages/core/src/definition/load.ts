@@ -74,15 +74,30 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
   const checker = new DocumentChecker();
   const diagnostics: Diagnostic[] = [];
 
-  const local = await readSource(checker, options.toolsDir.dir, options.toolsDir.origin !== 'default', diagnostics);
+  const local = await readSource(
+    checker,
+    options.toolsDir.dir,
+    options.toolsDir.origin !== 'default',
+    diagnostics,
+  );
   const bundledNames = options.bundled ?? [];
   let bundled: Source = { definitions: [], guidance: undefined };
   if (bundledNames.length > 0) {
     if (options.catalogDir === undefined) {
-      diagnostics.push(diagnostic('--tools', '', 'bundled tools were requested but no catalog directory is known'));
+      diagnostics.push(
+        diagnostic('--tools', '', 'bundled tools were requested but no catalog directory is known'),
+      );
     } else {
       bundled = await readSource(checker, options.catalogDir, true, diagnostics);
-      bundled = { ...bundled, definitions: selectBundled(bundled.definitions, bundledNames, options.catalogDir, diagnostics) };
+      bundled = {
+        ...bundled,
+        definitions: selectBundled(
+          bundled.definitions,
+          bundledNames,
+          options.catalogDir,
+          diagnostics,
+        ),
+      };
     }
   }
 
@@ -96,7 +111,9 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
   const set = checkDefinitionSet(candidates, guidance);
   diagnostics.push(...set.diagnostics);
 
-  const definitions = [...set.accepted].sort((a, b) => compare(a.definition.name, b.definition.name));
+  const definitions = [...set.accepted].sort((a, b) =>
+    compare(a.definition.name, b.definition.name),
+  );
   const tools = definitions.flatMap((entry) =>
     entry.leaves
       .filter((leaf) => leaf.enabled)
@@ -122,15 +139,28 @@ async function readSource(
   mustExist: boolean,
   diagnostics: Diagnostic[],
 ): Promise<Source> {
-  const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const exists = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!exists) {
     if (mustExist) {
-      diagnostics.push(diagnostic(dir, '', 'tools directory does not exist', 'create it or point --tools-dir / AHMA_TOOLS_DIR elsewhere'));
+      diagnostics.push(
+        diagnostic(
+          dir,
+          '',
+          'tools directory does not exist',
+          'create it or point --tools-dir / AHMA_TOOLS_DIR elsewhere',
+        ),
+      );
     }
     return { definitions: [], guidance: undefined };
   }
   const files = await listJsonFiles(dir);
-  const checked = await checkDefinitionFiles(checker, files.filter((file) => !isGuidanceFile(file)));
+  const checked = await checkDefinitionFiles(
+    checker,
+    files.filter((file) => !isGuidanceFile(file)),
+  );
   diagnostics.push(...checked.diagnostics, ...checked.unreadable.map(readErrorDiagnostic));
   const guidanceFile = files.find(isGuidanceFile);
   let guidance: GuidanceBlocks | undefined;

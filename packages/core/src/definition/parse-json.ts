@@ -16,7 +16,9 @@ const syntaxHints: Readonly<Record<string, string>> = {
   InvalidCommentToken: 'comments are not JSON',
 };
 
-export function parseJsonDocument(file: string, text: string): ParseResult {
+export function parseJsonDocument(file: string, input: string): ParseResult {
+  // Some Windows editors start UTF-8 files with a byte-order mark; it is not content.
+  const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
   const diagnostics: Diagnostic[] = [];
   const lineStarts = lineStartOffsets(text);
   const keysSeen: Set<string>[] = [];

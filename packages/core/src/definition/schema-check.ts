@@ -53,17 +53,21 @@ function toDiagnostic(file: string, error: ErrorObject, noun: Noun): Diagnostic 
         file,
         `${error.instancePath}/${escapeSegment(key)}`,
         `unknown ${noun} "${key}"`,
-        suggestion === undefined
-          ? `allowed: ${known.join(', ')}`
-          : `did you mean "${suggestion}"?`,
+        suggestion === undefined ? `allowed: ${known.join(', ')}` : `did you mean "${suggestion}"?`,
       );
     }
-    case 'required':
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      const about = (
+        error.parentSchema as { properties?: Record<string, { description?: string }> } | undefined
+      )?.properties?.[missing]?.description;
       return diagnostic(
         file,
-        `${error.instancePath}/${escapeSegment(String(params['missingProperty']))}`,
-        `missing required ${noun} "${String(params['missingProperty'])}"`,
+        `${error.instancePath}/${escapeSegment(missing)}`,
+        `missing required ${noun} "${missing}"`,
+        about,
       );
+    }
     case 'type':
       return diagnostic(file, error.instancePath, `must be ${article(String(params['type']))}`);
     case 'enum':
@@ -99,13 +103,19 @@ function toDiagnostic(file: string, error: ErrorObject, noun: Noun): Diagnostic 
         `must be ${error.keyword === 'minimum' ? '≥' : '≤'} ${String(params['limit'])}`,
       );
     case 'minItems':
-      return diagnostic(file, error.instancePath, 'must not be empty', 'remove the key or add an element');
+      return diagnostic(
+        file,
+        error.instancePath,
+        'must not be empty',
+        'remove the key or add an element',
+      );
     default:
       return diagnostic(file, error.instancePath, error.message ?? `fails ${error.keyword}`);
   }
 }
 
-function article(type: string): string {
+/** "a string", "an integer": the type name with its indefinite article. */
+export function article(type: string): string {
   const name = type.replaceAll(',', ' or ');
   return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
 }

@@ -22,7 +22,7 @@ const timeoutSeconds = z
 const synchronous = z
   .boolean()
   .describe(
-    'true: the call blocks and returns the result. false or unset: the call returns an operation id at once and the result is pushed when the command finishes. A subcommand inherits its parent\'s value.',
+    "true: the call blocks and returns the result. false or unset: the call returns an operation id at once and the result is pushed when the command finishes. A subcommand inherits its parent's value.",
   );
 
 const enabled = z.boolean().describe('false hides this tool or subcommand. Default true.');
@@ -30,9 +30,14 @@ const enabled = z.boolean().describe('false hides this tool or subcommand. Defau
 const guidanceKey = z
   .string()
   .min(1)
-  .describe('Key of a guidance block in tool_guidance.json (or a built-in one) prepended to the description.');
+  .describe(
+    'Key of a guidance block in tool_guidance.json (or a built-in one) prepended to the description.',
+  );
 
-const description = z.string().min(1).describe('What it does, written for the AI agent that will call it.');
+const description = z
+  .string()
+  .min(1)
+  .describe('What it does, written for the AI agent that will call it.');
 
 const valueType = z.enum(['string', 'boolean', 'integer', 'number', 'array']);
 const itemType = z.enum(['string', 'integer', 'number', 'boolean']);
@@ -82,7 +87,7 @@ export const argumentSchema = z
       .boolean()
       .optional()
       .describe(
-        'The value is written to a private temporary file and the file\'s path is passed instead (for long or multi-line text such as commit messages).',
+        "The value is written to a private temporary file and the file's path is passed instead (for long or multi-line text such as commit messages).",
       ),
     file_flag: z
       .string()
@@ -115,12 +120,16 @@ const sequenceStep = z
     tool: z
       .string()
       .min(1)
-      .describe('A definition name or a flattened tool name ("cargo", "cargo_fmt", "sandboxed_shell").'),
+      .describe(
+        'A definition name or a flattened tool name ("cargo", "cargo_fmt", "sandboxed_shell").',
+      ),
     subcommand: z
       .string()
       .min(1)
       .optional()
-      .describe('Leaf path inside that tool, "_"-joined; "default" or omitted for the tool itself.'),
+      .describe(
+        'Leaf path inside that tool, "_"-joined; "default" or omitted for the tool itself.',
+      ),
     args: z
       .record(z.string(), z.unknown())
       .optional()
@@ -145,7 +154,9 @@ export const subcommandSchema = z
       .min(1)
       .max(64)
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/)
-      .describe('Subcommand word; no "_" (it separates path segments in tool names). "default" collapses into the parent.'),
+      .describe(
+        'Subcommand word; no "_" (it separates path segments in tool names). "default" collapses into the parent.',
+      ),
     description,
     enabled: enabled.optional(),
     synchronous: synchronous.optional(),

@@ -3,6 +3,7 @@
 import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
 import { SEQUENCE_COMMAND, splitCommand, type ToolLeaf } from './flatten.js';
 import { isMetaParameter } from './input-schema.js';
+import { article } from './schema-check.js';
 import { RESERVED_TOOL_NAMES } from './reserved.js';
 import type { ArgumentDefinition, SubcommandDefinition, ToolDefinition } from './schema.js';
 
@@ -23,7 +24,9 @@ export function checkDefinition(
   checkNames(definition, leaves, report);
   checkSequenceShape(definition, report);
   checkSiblings(definition.subcommand, '', report);
-  walkSubcommands(definition.subcommand, [], (sub, pointer) => checkSubcommand(sub, pointer, report));
+  walkSubcommands(definition.subcommand, [], (sub, pointer) =>
+    checkSubcommand(sub, pointer, report),
+  );
   for (const leaf of leaves) checkLeafDescription(leaf, report);
   return diagnostics;
 }
@@ -108,7 +111,13 @@ function checkSubcommand(sub: SubcommandDefinition, pointer: string, report: Rep
 
   if (sub.subcommand !== undefined) {
     // Keys that only a leaf uses would be silently ignored on a branch.
-    const leafOnly = ['options', 'positional_args', 'positional_args_first', 'sequence', 'step_delay_ms'] as const;
+    const leafOnly = [
+      'options',
+      'positional_args',
+      'positional_args_first',
+      'sequence',
+      'step_delay_ms',
+    ] as const;
     for (const key of leafOnly) {
       if (sub[key] !== undefined) {
         report(
@@ -121,7 +130,11 @@ function checkSubcommand(sub: SubcommandDefinition, pointer: string, report: Rep
     return;
   }
   if (sub.step_delay_ms !== undefined && sub.sequence === undefined) {
-    report(`${pointer}/step_delay_ms`, 'step_delay_ms without a sequence has no effect', 'remove it');
+    report(
+      `${pointer}/step_delay_ms`,
+      'step_delay_ms without a sequence has no effect',
+      'remove it',
+    );
   }
   checkArguments(sub, pointer, report);
 }
@@ -203,14 +216,14 @@ function checkArgument(
     } else {
       parameter.enum.forEach((value, index) => {
         if (!matchesType(value, type)) {
-          report(`${at}/enum/${index}`, `${JSON.stringify(value)} is not a ${type}`);
+          report(`${at}/enum/${index}`, `${JSON.stringify(value)} is not ${article(type)}`);
         }
       });
     }
   }
   items?.enum?.forEach((value, index) => {
     if (!matchesType(value, items.type)) {
-      report(`${at}/items/enum/${index}`, `${JSON.stringify(value)} is not a ${items.type}`);
+      report(`${at}/items/enum/${index}`, `${JSON.stringify(value)} is not ${article(items.type)}`);
     }
   });
   if (parameter.default !== undefined) checkDefault(parameter, at, report);
@@ -238,16 +251,22 @@ function checkDefault(parameter: ArgumentDefinition, at: string, report: Report)
   const elementType = parameter.type === 'array' ? parameter.items?.type : parameter.type;
   const allowed = parameter.type === 'array' ? parameter.items?.enum : parameter.enum;
   if (!Array.isArray(values) || elementType === undefined) {
-    report(`${at}/default`, `the default must be ${parameter.type === 'array' ? 'an array' : `a ${parameter.type}`}`);
+    report(`${at}/default`, `the default must be ${article(parameter.type)}`);
     return;
   }
   for (const element of values as unknown[]) {
     if (!matchesType(element, elementType)) {
-      report(`${at}/default`, `the default ${JSON.stringify(value)} is not of type ${parameter.type}`);
+      report(
+        `${at}/default`,
+        `the default ${JSON.stringify(value)} is not of type ${parameter.type}`,
+      );
       return;
     }
     if (allowed !== undefined && !allowed.includes(element as string | number | boolean)) {
-      report(`${at}/default`, `the default ${JSON.stringify(element)} is not one of the enum values`);
+      report(
+        `${at}/default`,
+        `the default ${JSON.stringify(element)} is not one of the enum values`,
+      );
       return;
     }
   }
@@ -291,14 +310,14 @@ function checkLeafDescription(leaf: ToolLeaf, report: Report): void {
   if (leaf.synchronous && promisesBackground.test(leaf.baseDescription)) {
     report(
       pointer,
-      'this synchronous tool\'s description promises background work',
+      "this synchronous tool's description promises background work",
       'reword it, or remove "synchronous": true',
     );
   }
   if (!leaf.synchronous && promisesBlocking.test(leaf.baseDescription)) {
     report(
       pointer,
-      'this asynchronous tool\'s description promises to block until done',
+      "this asynchronous tool's description promises to block until done",
       'reword it, or set "synchronous": true',
     );
   }

@@ -57,7 +57,9 @@ export async function checkDefinitionFiles(
   checker: DocumentChecker,
   files: readonly string[],
 ): Promise<CheckedFiles> {
-  const texts = await Promise.all(files.map((file) => readText(file).catch((error: unknown) => error)));
+  const texts = await Promise.all(
+    files.map((file) => readText(file).catch((error: unknown) => error)),
+  );
   const result: CheckedFiles = { definitions: [], diagnostics: [], unreadable: [] };
   files.forEach((file, index) => {
     const text = texts[index];

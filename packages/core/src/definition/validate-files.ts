@@ -47,12 +47,15 @@ export async function validateToolFiles(targets: readonly string[]): Promise<Val
     // Report under the name the user gave; use sibling paths as listed for context files.
     const siblingSet = new Set(siblings.map((file) => resolve(file)));
     const files = [
-      ...siblings.map((sibling) => named.find((file) => resolve(file) === resolve(sibling)) ?? sibling),
+      ...siblings.map(
+        (sibling) => named.find((file) => resolve(file) === resolve(sibling)) ?? sibling,
+      ),
       // A named file need not end in .json; it is still validated.
       ...named.filter((file) => !siblingSet.has(resolve(file))),
     ];
     const report = (diagnostics: readonly Diagnostic[]) => {
-      for (const d of diagnostics) if (namedResolved.has(resolve(d.file))) byFile.get(d.file)?.push(d);
+      for (const d of diagnostics)
+        if (namedResolved.has(resolve(d.file))) byFile.get(d.file)?.push(d);
     };
 
     // A named file that cannot be read is an I/O error, not an invalid definition.
@@ -70,7 +73,10 @@ export async function validateToolFiles(targets: readonly string[]): Promise<Val
       guidanceBlocks = guidance.blocks;
     }
 
-    const checked = await checkDefinitionFiles(checker, files.filter((file) => !isGuidanceFile(file)));
+    const checked = await checkDefinitionFiles(
+      checker,
+      files.filter((file) => !isGuidanceFile(file)),
+    );
     failOnNamed(checked.unreadable);
     report(checked.diagnostics);
     report(checkDefinitionSet(checked.definitions, mergeGuidance(guidanceBlocks)).diagnostics);

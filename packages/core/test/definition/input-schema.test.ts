@@ -1,0 +1,154 @@
+// R5.3: each tool's inputSchema is generated from its definition; calls are validated against it and
+// a bad call gets an error naming the field.
+import { describe, expect, it } from 'vitest';
+import type { ToolLeaf } from '../../src/definition/flatten.js';
+import {
+  ArgumentValidator,
+  isMetaParameter,
+  leafInputSchema,
+} from '../../src/definition/input-schema.js';
+import { leavesOf, toolWithLeaf } from './helpers.js';
+
+function onlyLeaf(leafFields: Record<string, unknown>): ToolLeaf {
+  const [leaf] = leavesOf(toolWithLeaf(leafFields));
+  if (leaf === undefined) throw new Error('no leaf');
+  return leaf;
+}
+
+const build = onlyLeaf({
+  options: [
+    { name: 'release', type: 'boolean', description: 'Optimise.' },
+    { name: 'jobs', type: 'integer', default: 2 },
+    { name: 'ratio', type: 'number' },
+    { name: 'profile', type: 'string', enum: ['dev', 'release'], required: true },
+    { name: 'features', type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+    { name: 'manifest-path', type: 'string', format: 'path' },
+  ],
+  positional_args: [
+    { name: 'paths', type: 'array', required: true, items: { type: 'string', format: 'path' } },
+  ],
+});
+const schema = leafInputSchema(build);
+
+describe('leafInputSchema', () => {
+  it('R5.3: properties carry type, description, enum, default, format and items', () => {
+    expect(schema['type']).toBe('object');
+    const properties = schema['properties'] as Record<string, unknown>;
+    expect(properties['release']).toEqual({ type: 'boolean', description: 'Optimise.' });
+    expect(properties['jobs']).toEqual({ type: 'integer', default: 2 });
+    expect(properties['ratio']).toEqual({ type: 'number' });
+    expect(properties['profile']).toEqual({ type: 'string', enum: ['dev', 'release'] });
+    expect(properties['features']).toEqual({
+      type: 'array',
+      items: { type: 'string', enum: ['a', 'b'] },
+    });
+    expect(properties['manifest-path']).toEqual({ type: 'string', format: 'path' });
+    expect(properties['paths']).toEqual({
+      type: 'array',
+      items: { type: 'string', format: 'path' },
+    });
+  });
+
+  it('R5.3: required lists the required options and positionals; none → no required key', () => {
+    expect(schema['required']).toEqual(['profile', 'paths']);
+    expect(leafInputSchema(onlyLeaf({}))).not.toHaveProperty('required');
+  });
+
+  it('R5.3: the meta-parameters working_directory and timeout_seconds are present and optional', () => {
+    const properties = schema['properties'] as Record<string, Record<string, unknown>>;
+    expect(properties['working_directory']).toMatchObject({ type: 'string' });
+    expect(properties['timeout_seconds']).toMatchObject({
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 86_400,
+    });
+    expect(schema['required']).not.toContain('working_directory');
+    expect(isMetaParameter('working_directory')).toBe(true);
+    expect(isMetaParameter('timeout_seconds')).toBe(true);
+    expect(isMetaParameter('release')).toBe(false);
+    const empty = leafInputSchema(onlyLeaf({}));
+    expect(Object.keys(empty['properties'] as object)).toEqual([
+      'working_directory',
+      'timeout_seconds',
+    ]);
+  });
+
+  it('R5.3: additional properties are refused', () => {
+    expect(schema['additionalProperties']).toBe(false);
+  });
+});
+
+describe('ArgumentValidator', () => {
+  const validator = new ArgumentValidator();
+  const good = { profile: 'dev', paths: ['src'] };
+
+  it('R5.3: valid arguments (meta-parameters included) pass', () => {
+    expect(validator.validate(schema, good)).toEqual([]);
+    expect(
+      validator.validate(schema, {
+        ...good,
+        release: true,
+        jobs: 4,
+        ratio: 0.5,
+        features: ['a'],
+        'manifest-path': 'Cargo.toml',
+        working_directory: 'sub',
+        timeout_seconds: 30,
+      }),
+    ).toEqual([]);
+  });
+
+  it('R5.3: a wrong type names the field and the expected type', () => {
+    expect(validator.validate(schema, { ...good, jobs: 'four' })).toEqual([
+      { field: 'jobs', message: 'argument "jobs" must be an integer' },
+    ]);
+    expect(validator.validate(schema, { ...good, release: 'yes' })).toEqual([
+      { field: 'release', message: 'argument "release" must be a boolean' },
+    ]);
+  });
+
+  it('R5.3: a missing required argument is named', () => {
+    expect(validator.validate(schema, { paths: ['src'] })).toEqual([
+      { field: 'profile', message: 'missing required argument "profile"' },
+    ]);
+  });
+
+  it('R5.3: an unknown argument is named with a did-you-mean hint', () => {
+    expect(validator.validate(schema, { ...good, relase: true })).toEqual([
+      { field: 'relase', message: 'unknown argument "relase" (did you mean "release"?)' },
+    ]);
+  });
+
+  it('R5.3: a value outside the enum lists the allowed values', () => {
+    expect(validator.validate(schema, { ...good, profile: 'fast' })).toEqual([
+      { field: 'profile', message: 'argument "profile" must be one of "dev", "release"' },
+    ]);
+  });
+
+  it('R5.3: an array element is checked against items and named by its index', () => {
+    expect(validator.validate(schema, { ...good, features: ['a', 'c'] })).toEqual([
+      { field: 'features/1', message: 'argument "features/1" must be one of "a", "b"' },
+    ]);
+    expect(validator.validate(schema, { ...good, paths: 'src' })).toEqual([
+      { field: 'paths', message: 'argument "paths" must be an array' },
+    ]);
+  });
+
+  it('R5.3: a bad meta-parameter is named too', () => {
+    expect(validator.validate(schema, { ...good, timeout_seconds: 0 })).toEqual([
+      { field: 'timeout_seconds', message: 'argument "timeout_seconds" must be > 0' },
+    ]);
+  });
+
+  it('R5.3: every problem of a call is reported at once', () => {
+    const errors = validator.validate(schema, { jobs: 1.5, bogus: 1 });
+    expect(errors.map((e) => e.field).sort()).toEqual(['bogus', 'jobs', 'paths', 'profile']);
+  });
+
+  it('R5.3: missing arguments count as an empty object; a non-object is refused', () => {
+    expect(validator.validate(leafInputSchema(onlyLeaf({})), undefined)).toEqual([]);
+    expect(validator.validate(schema, [])).toEqual([
+      { field: '', message: 'arguments must be an object' },
+    ]);
+  });
+});

@@ -1,0 +1,91 @@
+// R5.1: the MTDF JSON Schema is generated from the zod source and is what the validator compiles.
+import { describe, expect, it } from 'vitest';
+import {
+  mtdfJsonSchema,
+  renderJsonSchema,
+  toolGuidanceJsonSchema,
+  type JsonSchema,
+} from '../../src/definition/json-schema.js';
+
+/** Every sub-schema that declares properties (i.e. every object definition), with its location. */
+function objectSchemas(schema: unknown, at = '#'): [string, JsonSchema][] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  if (Array.isArray(schema))
+    return schema.flatMap((item, index) => objectSchemas(item, `${at}/${index}`));
+  const node = schema as JsonSchema;
+  const own: [string, JsonSchema][] = 'properties' in node ? [[at, node]] : [];
+  return [
+    ...own,
+    ...Object.entries(node).flatMap(([key, value]) => objectSchemas(value, `${at}/${key}`)),
+  ];
+}
+
+describe('generated JSON Schema', () => {
+  it.each([
+    ['MTDF', mtdfJsonSchema],
+    ['tool guidance', toolGuidanceJsonSchema],
+  ])('R5.1: the %s schema is draft 2020-12', (_name, generate) => {
+    expect(generate()['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+  });
+
+  it('R5.1: every object definition has additionalProperties: false (unknown keys are errors)', () => {
+    for (const generate of [mtdfJsonSchema, toolGuidanceJsonSchema]) {
+      const objects = objectSchemas(generate());
+      expect(objects.length).toBeGreaterThan(0);
+      for (const [at, node] of objects)
+        expect({ at, additionalProperties: node['additionalProperties'] }).toEqual({
+          at,
+          additionalProperties: false,
+        });
+    }
+  });
+
+  it('R5.1: the object definitions checked are the tool, its parts and the guidance file', () => {
+    expect(objectSchemas(mtdfJsonSchema()).map(([at]) => at)).toEqual([
+      '#',
+      '#/$defs/AvailabilityCheck',
+      '#/$defs/Subcommand',
+      '#/$defs/Argument',
+      '#/$defs/Items',
+      '#/$defs/SequenceStep',
+    ]);
+    expect(objectSchemas(toolGuidanceJsonSchema()).map(([at]) => at)).toEqual(['#']);
+  });
+
+  it('R5.1: the definitions referenced by the MTDF schema are all present', () => {
+    const schema = mtdfJsonSchema();
+    const defs = schema['$defs'] as Record<string, unknown>;
+    expect(Object.keys(defs).sort()).toEqual([
+      'Argument',
+      'AvailabilityCheck',
+      'Items',
+      'SequenceStep',
+      'Subcommand',
+    ]);
+    const refs = JSON.stringify(schema).match(/"\$ref":"#\/\$defs\/[^"]+"/g) ?? [];
+    for (const ref of refs) expect(defs).toHaveProperty(ref.slice('"$ref":"#/$defs/'.length, -1));
+  });
+
+  it('R5.3: the schema states types, required keys, enum and format path', () => {
+    const schema = mtdfJsonSchema();
+    expect(schema['required']).toEqual(['name', 'description', 'command']);
+    const argument = (schema['$defs'] as Record<string, JsonSchema>)['Argument'] ?? {};
+    const properties = argument['properties'] as Record<string, JsonSchema>;
+    expect(properties['type']?.['enum']).toEqual([
+      'string',
+      'boolean',
+      'integer',
+      'number',
+      'array',
+    ]);
+    expect(properties['format']).toMatchObject({ const: 'path' });
+    expect(argument['required']).toEqual(['name', 'type']);
+  });
+
+  it('R5.1: the rendered schema is stable and newline-terminated', () => {
+    const text = renderJsonSchema(mtdfJsonSchema());
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(renderJsonSchema(mtdfJsonSchema())).toBe(text);
+    expect(JSON.parse(text)).toEqual(mtdfJsonSchema());
+  });
+});

@@ -1,0 +1,465 @@
+// Per-file checks a schema cannot express (semantic.ts) and the cross-file ones (definition-set.ts):
+// naming, reserved names, guidance keys and argument declarations.
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_TOOL_NAMES, RESERVED_TOOL_NAMES } from '../../src/definition/reserved.js';
+import { validateToolFiles } from '../../src/definition/validate-files.js';
+import {
+  checkDocuments,
+  diagnosticsFor,
+  fixture,
+  onlyDiagnostic,
+  toolWithLeaf,
+} from './helpers.js';
+
+describe('naming', () => {
+  it('SPEC §2 naming: a subcommand name containing "_" is refused with the dashed spelling as fix', async () => {
+    const d = await onlyDiagnostic('subcommand-name-underscore.json');
+    expect(d.pointer).toBe('/subcommand/0/name');
+    expect(d.message).toBe('subcommand name "run_all" contains "_"');
+    expect(d.hint).toBe('"_" separates path segments in tool names; use "run-all"');
+  });
+
+  it('SPEC §2 naming: two leaves of one file producing one tool name after "default" collapses are refused', async () => {
+    const d = await onlyDiagnostic('name-collision-within-file.json');
+    expect(d.pointer).toBe('/subcommand/1/subcommand/0/name');
+    expect(d.message).toBe(
+      'produces the tool name "pkg_test" a second time (first at /subcommand/0)',
+    );
+    expect(d.hint).toMatch(/"default" segments collapse into their parent; rename one of them/);
+  });
+
+  it('SPEC §2 naming: two default leaves of a tool collide on the tool name itself', () => {
+    const diagnostics = diagnosticsFor({
+      name: 'twice',
+      description: 'd',
+      command: 'x',
+      subcommand: [
+        { name: 'default', description: 'a' },
+        { name: 'group', description: 'b', subcommand: [{ name: 'default', description: 'c' }] },
+        { name: 'group2', description: 'b', subcommand: [{ name: 'x', description: 'c' }] },
+      ],
+    });
+    expect(diagnostics).toHaveLength(0);
+    const collision = diagnosticsFor({
+      name: 'twice',
+      description: 'd',
+      command: 'x',
+      subcommand: [
+        { name: 'default', description: 'a' },
+        { name: 'default', description: 'b', subcommand: [{ name: 'default', description: 'c' }] },
+      ],
+    });
+    expect(collision.map((d) => [d.pointer, d.message])).toEqual(
+      expect.arrayContaining([
+        [
+          '/subcommand/1/subcommand/0/name',
+          'produces the tool name "twice" a second time (first at /subcommand/0)',
+        ],
+      ]),
+    );
+  });
+
+  it('SPEC §2 naming: duplicate sibling subcommands are refused', () => {
+    const diagnostics = diagnosticsFor({
+      name: 'sib',
+      description: 'd',
+      command: 'x',
+      subcommand: [
+        { name: 'a', description: 'a' },
+        { name: 'a', description: 'b' },
+      ],
+    });
+    expect(diagnostics.map((d) => [d.pointer, d.message])).toContainEqual([
+      '/subcommand/1/name',
+      'duplicate subcommand "a"',
+    ]);
+  });
+
+  it('SPEC §2 naming: a tool name produced by two files is refused in the later file only', async () => {
+    const owner = fixture('broken', 'across-files', 'a-owner.json');
+    const later = fixture('broken', 'across-files', 'name-collision-across-files.json');
+    const report = await validateToolFiles([fixture('broken', 'across-files')]);
+    expect(report.files.map((f) => f.file)).toEqual([owner, later]);
+    expect(report.files[0]?.diagnostics).toEqual([]);
+    expect(report.files[1]?.diagnostics).toEqual([
+      {
+        file: later,
+        pointer: '/subcommand/0/name',
+        message: `produces the tool "dup_x", which ${owner} already produces`,
+        hint: 'rename the definition or the subcommand',
+      },
+    ]);
+  });
+
+  it('SPEC §2 naming: two files defining the same name are refused in the later one', () => {
+    const tool = { name: 'same', description: 'd', command: 'x' };
+    const outcome = checkDocuments({ 'a.json': tool, 'b.json': tool });
+    expect(outcome.accepted.map((entry) => entry.file)).toEqual(['a.json']);
+    expect(outcome.diagnostics).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          file: 'b.json',
+          pointer: '/name',
+          message: '"same" is already defined in a.json',
+        }),
+      ]),
+    );
+    expect(outcome.diagnostics.every((d) => d.file === 'b.json')).toBe(true);
+  });
+
+  it('SPEC §2 naming: a disabled leaf does not claim its tool name', () => {
+    const outcome = checkDocuments({
+      'a.json': {
+        name: 'a',
+        description: 'd',
+        command: 'a',
+        subcommand: [{ name: 'x', description: 'x', enabled: false }],
+      },
+      'b.json': { name: 'a_x', description: 'd', command: 'ax' },
+    });
+    expect(outcome.diagnostics).toEqual([]);
+    expect(outcome.accepted).toHaveLength(2);
+  });
+
+  it('SPEC §2 naming: a built-in tool name is refused as a definition name', async () => {
+    const d = await onlyDiagnostic('reserved-definition-name.json');
+    expect(d.pointer).toBe('/name');
+    expect(d.message).toBe('"status" is the name of a built-in tool');
+    expect(d.hint).toBe('choose another name');
+  });
+
+  it.each(['sandboxed_shell', 'status', 'await', 'cancel', 'add_command'])(
+    'SPEC §2 naming: "%s" is refused as a definition name',
+    (name) => {
+      expect(diagnosticsFor({ name, description: 'd', command: 'x' })).toEqual([
+        {
+          file: 'tool.json',
+          pointer: '/name',
+          message: `"${name}" is the name of a built-in tool`,
+          hint: 'choose another name',
+        },
+      ]);
+    },
+  );
+
+  it('SPEC §2 naming: a produced tool name equal to a registry tool is refused', async () => {
+    const d = await onlyDiagnostic('reserved-produced-tool-name.json');
+    expect(d.pointer).toBe('/subcommand/0/name');
+    expect(d.message).toBe('produces "add_command", the name of a built-in tool');
+    expect(d.hint).toBe('rename it');
+  });
+
+  it.each([
+    ['sandboxed_shell', 'sandboxed', ['shell']],
+    ['sandboxed_shell', 'sandboxed', ['shell', 'default']],
+    ['add_command', 'add', ['command']],
+    ['list_commands', 'list', ['commands']],
+  ])(
+    'SPEC §2 naming: producing "%s" from a definition named "%s" is refused',
+    (produced, name, path) => {
+      const [first, ...rest] = path;
+      let leaf: Record<string, unknown> = { name: rest.at(-1) ?? first, description: 'leaf' };
+      if (rest.length > 0) leaf = { name: first, description: 'branch', subcommand: [leaf] };
+      const diagnostics = diagnosticsFor({
+        name,
+        description: 'd',
+        command: 'x',
+        subcommand: [leaf],
+      });
+      expect(diagnostics).toHaveLength(1);
+      expect(diagnostics[0]?.message).toBe(`produces "${produced}", the name of a built-in tool`);
+      expect(diagnostics[0]?.pointer).toMatch(/^\/subcommand\/0(\/subcommand\/0)?\/name$/);
+    },
+  );
+
+  it.each(['status', 'await', 'cancel'])(
+    'SPEC §2 naming: "%s" produced through a default leaf is refused once, at the definition name',
+    (name) => {
+      const diagnostics = diagnosticsFor({
+        name,
+        description: 'd',
+        command: 'x',
+        subcommand: [{ name: 'default', description: 'leaf' }],
+      });
+      expect(diagnostics.map((d) => d.pointer)).toEqual(['/name']);
+    },
+  );
+
+  it('SPEC §2 naming: the reserved names are the built-in and registry tools', () => {
+    for (const name of [...BUILTIN_TOOL_NAMES, 'add_command', 'batch_exec'])
+      expect(RESERVED_TOOL_NAMES.has(name)).toBe(true);
+    expect(RESERVED_TOOL_NAMES.has('git_status')).toBe(false);
+    expect(
+      diagnosticsFor({
+        name: 'git',
+        description: 'd',
+        command: 'git',
+        subcommand: [{ name: 'status', description: 's' }],
+      }),
+    ).toEqual([]);
+  });
+
+  it('SPEC §2 naming: a produced tool name longer than 64 characters is refused', () => {
+    const long = 'a'.repeat(40);
+    const diagnostics = diagnosticsFor({
+      name: long,
+      description: 'd',
+      command: 'x',
+      subcommand: [{ name: 'b'.repeat(30), description: 'leaf' }],
+    });
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]?.pointer).toBe('/subcommand/0/name');
+    expect(diagnostics[0]?.hint).toMatch(/at most 64/);
+  });
+});
+
+describe('guidance keys', () => {
+  it('R2.4: an unknown guidance_key is refused with a did-you-mean hint', async () => {
+    const d = await onlyDiagnostic('unknown-guidance-key.json');
+    expect(d.pointer).toBe('/guidance_key');
+    expect(d.message).toBe('unknown guidance_key "cargo_hint"');
+    expect(d.hint).toBe('did you mean "cargo_hints"?');
+  });
+
+  it('R2.4: a custom key defined in tool_guidance.json is accepted, on a tool and a subcommand', () => {
+    const document = toolWithLeaf({ guidance_key: 'team_rules' }, { guidance_key: 'team_rules' });
+    expect(diagnosticsFor(document, { team_rules: 'Ask before deleting.' })).toEqual([]);
+    expect(diagnosticsFor(document).map((d) => d.pointer)).toEqual([
+      '/guidance_key',
+      '/subcommand/0/guidance_key',
+    ]);
+  });
+
+  it('R2.4: the built-in guidance keys are known without a guidance file', () => {
+    expect(
+      diagnosticsFor(toolWithLeaf({ guidance_key: 'sync_behavior', synchronous: true })),
+    ).toEqual([]);
+    expect(diagnosticsFor(toolWithLeaf({ guidance_key: 'async_behavior' }))).toEqual([]);
+  });
+
+  it('R2.4: an unknown guidance_key with no close match lists the known keys', () => {
+    const [d] = diagnosticsFor(toolWithLeaf({}, { guidance_key: 'zzz' }));
+    expect(d?.hint).toBe(
+      'define it in tool_guidance.json; known keys: async_behavior, sync_behavior',
+    );
+  });
+});
+
+describe('descriptions', () => {
+  it('R2.4: a synchronous leaf whose description promises background work is refused', async () => {
+    const d = await onlyDiagnostic('sync-description-promises-background.json');
+    expect(d.pointer).toBe('/subcommand/0/description');
+    expect(d.message).toBe("this synchronous tool's description promises background work");
+    expect(d.hint).toBe('reword it, or remove "synchronous": true');
+  });
+
+  it('R2.4: an asynchronous leaf whose description promises to block is refused', async () => {
+    const d = await onlyDiagnostic('async-description-promises-blocking.json');
+    expect(d.pointer).toBe('/subcommand/0/description');
+    expect(d.message).toBe("this asynchronous tool's description promises to block until done");
+    expect(d.hint).toBe('reword it, or set "synchronous": true');
+  });
+
+  it('R2.4: the description check applies to a tool without subcommands at /description', () => {
+    const [d] = diagnosticsFor({
+      name: 'x',
+      description: 'Runs asynchronously.',
+      command: 'x',
+      synchronous: true,
+    });
+    expect(d?.pointer).toBe('/description');
+  });
+
+  it('R2.4: matching descriptions pass ("asynchronous" is not "synchronous")', () => {
+    expect(diagnosticsFor(toolWithLeaf({ description: 'Runs asynchronously.' }))).toEqual([]);
+    expect(
+      diagnosticsFor(toolWithLeaf({ description: 'Blocks until done.', synchronous: true })),
+    ).toEqual([]);
+  });
+});
+
+describe('arguments', () => {
+  it('R5.3: a required positional after an optional one is refused', async () => {
+    const d = await onlyDiagnostic('required-positional-after-optional.json');
+    expect(d.pointer).toBe('/subcommand/0/positional_args/1');
+    expect(d.message).toBe(
+      'required positional "destination" follows optional positional at index 0',
+    );
+    expect(d.hint).toMatch(/put required positionals first/);
+  });
+
+  it('R5.3: an array positional must be the last positional', () => {
+    const [d, ...rest] = diagnosticsFor(
+      toolWithLeaf({
+        positional_args: [
+          { name: 'files', type: 'array', items: { type: 'string' } },
+          { name: 'dest', type: 'string' },
+        ],
+      }),
+    );
+    expect(rest).toEqual([]);
+    expect(d?.pointer).toBe('/subcommand/0/positional_args/0');
+    expect(d?.hint).toMatch(/move it last/);
+  });
+
+  it('R5.3: format "path" on an integer is refused', async () => {
+    const d = await onlyDiagnostic('format-path-on-integer.json');
+    expect(d.pointer).toBe('/subcommand/0/options/0/format');
+    expect(d.message).toBe('format "path" applies to string values, not "integer"');
+    expect(d.hint).toBe('use it on a "string" argument or an array of strings');
+  });
+
+  it('R5.3: format "path" on a boolean or on an array of integers is refused', () => {
+    const diagnostics = diagnosticsFor(
+      toolWithLeaf({
+        options: [
+          { name: 'flag', type: 'boolean', format: 'path' },
+          { name: 'ports', type: 'array', items: { type: 'integer', format: 'path' } },
+          { name: 'counts', type: 'array', format: 'path', items: { type: 'integer' } },
+        ],
+      }),
+    );
+    expect(diagnostics.map((d) => [d.pointer, d.message])).toEqual([
+      ['/subcommand/0/options/0/format', 'format "path" applies to string values, not "boolean"'],
+      [
+        '/subcommand/0/options/1/items/format',
+        'format "path" applies to string values, not "array of integer"',
+      ],
+      [
+        '/subcommand/0/options/2/format',
+        'format "path" applies to string values, not "array of integer"',
+      ],
+    ]);
+  });
+
+  it('R5.3: format "path" on a string and on an array of strings is accepted', () => {
+    const diagnostics = diagnosticsFor(
+      toolWithLeaf({
+        options: [
+          { name: 'config', type: 'string', format: 'path' },
+          { name: 'include', type: 'array', items: { type: 'string', format: 'path' } },
+          { name: 'exclude', type: 'array', format: 'path', items: { type: 'string' } },
+        ],
+        positional_args: [{ name: 'file', type: 'string', format: 'path' }],
+      }),
+    );
+    expect(diagnostics).toEqual([]);
+  });
+
+  it('R5.3: two options with one name are refused', async () => {
+    const d = await onlyDiagnostic('duplicate-option-name.json');
+    expect(d.pointer).toBe('/subcommand/0/options/1/name');
+    expect(d.message).toBe('duplicate argument name "count" (first at /subcommand/0/options/0)');
+  });
+
+  it('R5.3: an option and a positional with one name are refused', async () => {
+    const d = await onlyDiagnostic('duplicate-option-positional-name.json');
+    expect(d.pointer).toBe('/subcommand/0/positional_args/0/name');
+    expect(d.message).toBe('duplicate argument name "pattern" (first at /subcommand/0/options/0)');
+  });
+
+  it('R5.3: two options with one alias are refused', () => {
+    const [d] = diagnosticsFor(
+      toolWithLeaf({
+        options: [
+          { name: 'verbose', type: 'boolean', alias: 'v' },
+          { name: 'version', type: 'boolean', alias: 'v' },
+        ],
+      }),
+    );
+    expect(d).toMatchObject({
+      pointer: '/subcommand/0/options/1/alias',
+      message: 'alias "v" is already used at /subcommand/0/options/0',
+    });
+  });
+
+  it('R5.3: an argument named like a meta-parameter is refused', () => {
+    const [d] = diagnosticsFor(
+      toolWithLeaf({ options: [{ name: 'working_directory', type: 'string' }] }),
+    );
+    expect(d).toMatchObject({
+      pointer: '/subcommand/0/options/0/name',
+      hint: 'rename the argument',
+    });
+  });
+
+  it('R5.3: an array argument without items is refused with the fix', async () => {
+    const d = await onlyDiagnostic('array-without-items.json');
+    expect(d.pointer).toBe('/subcommand/0/options/0');
+    expect(d.message).toBe('an "array" argument needs "items"');
+    expect(d.hint).toBe('add "items": { "type": "string" }');
+  });
+
+  it('R5.3: items on a non-array argument are refused', () => {
+    const [d] = diagnosticsFor(
+      toolWithLeaf({ options: [{ name: 'x', type: 'string', items: { type: 'string' } }] }),
+    );
+    expect(d).toMatchObject({ pointer: '/subcommand/0/options/0/items' });
+  });
+
+  it('R5.3: a default that does not match the type is refused', async () => {
+    const d = await onlyDiagnostic('default-type-mismatch.json');
+    expect(d.pointer).toBe('/subcommand/0/options/0/default');
+    expect(d.message).toBe('the default "ten" is not of type integer');
+  });
+
+  it('R5.3: a default outside the enum is refused', async () => {
+    const d = await onlyDiagnostic('default-not-in-enum.json');
+    expect(d.pointer).toBe('/subcommand/0/options/0/default');
+    expect(d.message).toBe('the default "full" is not one of the enum values');
+  });
+
+  it.each([
+    [{ type: 'number', default: 'x' }, 'the default "x" is not of type number'],
+    [{ type: 'integer', default: 1.5 }, 'the default 1.5 is not of type integer'],
+    [{ type: 'boolean', default: 'true' }, 'the default "true" is not of type boolean'],
+    [{ type: 'array', items: { type: 'string' }, default: 'a' }, 'the default must be an array'],
+    [
+      { type: 'array', items: { type: 'string' }, default: ['a', 1] },
+      'the default ["a",1] is not of type array',
+    ],
+    [
+      { type: 'array', items: { type: 'string', enum: ['a'] }, default: ['b'] },
+      'the default "b" is not one of the enum values',
+    ],
+  ])('R5.3: default %j is refused', (argument, message) => {
+    const diagnostics = diagnosticsFor(toolWithLeaf({ options: [{ name: 'x', ...argument }] }));
+    expect(diagnostics.map((d) => [d.pointer, d.message])).toEqual([
+      ['/subcommand/0/options/0/default', message],
+    ]);
+  });
+
+  it('R5.3: enum values must match the argument type', () => {
+    const [d] = diagnosticsFor(
+      toolWithLeaf({ options: [{ name: 'level', type: 'integer', enum: [1, 'two'] }] }),
+    );
+    expect(d?.pointer).toBe('/subcommand/0/options/0/enum/1');
+    expect(d?.message).toMatch(/^"two" is not an? integer$/);
+  });
+
+  it('R5.3: file_flag without file_arg is refused', async () => {
+    const d = await onlyDiagnostic('file-flag-without-file-arg.json');
+    expect(d.pointer).toBe('/subcommand/0/options/0/file_flag');
+    expect(d.message).toBe('file_flag only applies with "file_arg": true');
+  });
+
+  it('R5.3: file_arg on a non-string argument and a boolean positional are refused', () => {
+    const diagnostics = diagnosticsFor(
+      toolWithLeaf({
+        options: [{ name: 'n', type: 'integer', file_arg: true }],
+        positional_args: [{ name: 'on', type: 'boolean' }],
+      }),
+    );
+    expect(diagnostics.map((d) => d.pointer)).toEqual([
+      '/subcommand/0/options/0/file_arg',
+      '/subcommand/0/positional_args/0/type',
+    ]);
+  });
+
+  it('R5.3: options on a branch subcommand are refused (they would be ignored)', async () => {
+    const d = await onlyDiagnostic('options-on-branch-subcommand.json');
+    expect(d.pointer).toBe('/subcommand/0/options');
+    expect(d.message).toBe('"options" on a subcommand that has nested subcommands is never used');
+    expect(d.hint).toBe('move it to the leaf subcommands');
+  });
+});
