@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -8,7 +9,7 @@ export default tseslint.config(
   ...tseslint.configs.strict,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
+      globals: globals.node,
     },
     rules: {
       // stdout belongs to the MCP protocol; bins print through process.stdout/stderr explicitly.

@@ -86,3 +86,59 @@ export {
   type InvocationContext,
   type PreparedInvocation,
 } from './argv/prepare.js';
+
+export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export { resolveSandboxScope, SANDBOX_SCOPE_ENV, type ScopeSource } from './sandbox/scope.js';
+export {
+  createSandbox,
+  type Sandbox,
+  type SandboxMechanism,
+  type SandboxOptions,
+} from './sandbox/sandbox.js';
+export {
+  defaultHelperPath,
+  probeLandlock,
+  LANDLOCK_UNAVAILABLE_EXIT,
+  type ProbeResult,
+} from './sandbox/helper-binary.js';
+export { seatbeltProfile, seatbeltArgv, SANDBOX_EXEC } from './sandbox/seatbelt.js';
+export {
+  commandEnvironment,
+  NON_INTERACTIVE_ENV,
+  CACHE_ENV,
+  type Environment,
+} from './process/environment.js';
+export {
+  Executor,
+  shellArgv,
+  DEFAULT_GRACE_MS,
+  type Command,
+  type ExecutionRequest,
+  type ExecutionResult,
+  type ExecutionStatus,
+  type ExecutorOptions,
+} from './process/executor.js';
+export {
+  OutputCollector,
+  stripAnsi,
+  DEFAULT_HEAD_BYTES,
+  DEFAULT_TAIL_BYTES,
+  type CollectedOutput,
+  type OutputLimits,
+} from './process/output.js';
+export {
+  ShellPool,
+  DEFAULT_POOL_SIZE,
+  DEFAULT_POOL_IDLE_MS,
+  type ShellPoolOptions,
+  type ShellPoolStats,
+} from './process/shell-pool.js';
+export {
+  OperationManager,
+  type OperationSnapshot,
+  type OperationStatus,
+  type OperationResult,
+  type OperationTask,
+  type CompletionListener,
+  type OperationManagerOptions,
+} from './operations/operations.js';

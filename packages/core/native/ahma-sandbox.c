@@ -1,0 +1,1353 @@
+/*
+ * ahma-sandbox: the Linux exec helper behind Ahma's sandbox (SPEC §4, R7.2) and its process
+ * supervision (SPEC §3: one merged output stream, no orphan survives an operation).
+ *
+ * Why a C helper exists at all: Landlock confines the *calling* thread and whatever it later
+ * starts; it cannot be applied to another process. Node has no pre-exec hook in child_process
+ * (libuv forks and execs in one step), and a native addon calling landlock_restrict_self() would
+ * confine only one thread of the server itself. So every command is started as
+ *
+ *     ahma-sandbox --rw SCOPE ... -- COMMAND ARGS...
+ *
+ * and this program restricts itself (Landlock + a small seccomp filter), then forks COMMAND, which
+ * inherits the restriction. It stays behind as the supervisor of the whole process tree: it is a
+ * child subreaper, so everything the command leaves behind (background jobs, `setsid` daemons)
+ * re-parents to it and is killed when the command ends or when the helper is told to stop.
+ *
+ * CLI:
+ *   ahma-sandbox --probe
+ *       prints "landlock-abi=N" and exits 0; exits 78 with the reason on stderr when Landlock is
+ *       unavailable.
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]
+ *                [--grace-ms N] -- COMMAND [ARG...]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]
+ *                [--grace-ms N] --pool N [--shell PATH] --
+ *
+ * Exit status: COMMAND's exit status, or death by the same signal that killed COMMAND;
+ * 78 Landlock unavailable; 125 usage or setup error of the helper itself;
+ * 126 COMMAND could not be executed; 127 COMMAND not found. In pool mode: 0 after a shutdown.
+ *
+ * Pool mode (SPEC §5, R4.1) turns the helper into a "zygote": sandboxed once, it forks every
+ * command itself, so the server spawns nothing per command (a spawn from Node costs ~2 ms and
+ * grows with Node's memory). A command runs in a unit: a supervisor S (its own session, a
+ * subreaper, the same supervision as the one-command mode) and its child B. For a shell script, B
+ * is one of N warm shells kept ready, blocked in `read <&3` until a request arrives; an argv
+ * command gets a unit forked on the spot whose B executes it directly (a shell in between would
+ * cost more than it saves). Each unit serves exactly one command, so no state (cd, variables,
+ * `exit`, background jobs) leaks into the next one. See "pool zygote" below for the wire protocol
+ * on stdin/stdout.
+ *
+ * The Landlock ABI is declared here rather than taken from <linux/landlock.h>, so the helper builds
+ * against old kernel headers and still uses every right of the running kernel.
+ *
+ * Build: cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox ahma-sandbox.c
+ */
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+/* ---- Landlock ABI (include/uapi/linux/landlock.h), declared locally --------------------------- */
+
+/* New syscalls share one number on every architecture since 5.1. */
+#define SYS_LL_CREATE_RULESET 444
+#define SYS_LL_ADD_RULE 445
+#define SYS_LL_RESTRICT_SELF 446
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_DIR (1ULL << 4)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
+#define LL_FS_MAKE_CHAR (1ULL << 6)
+#define LL_FS_MAKE_DIR (1ULL << 7)
+#define LL_FS_MAKE_REG (1ULL << 8)
+#define LL_FS_MAKE_SOCK (1ULL << 9)
+#define LL_FS_MAKE_FIFO (1ULL << 10)
+#define LL_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_FS_MAKE_SYM (1ULL << 12)
+#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
+
+/* The only rights the kernel accepts on a rule for a non-directory. */
+#define LL_FS_FILE_RIGHTS \
+    (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FS_READ_EXEC (LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_EXECUTE)
+#define LL_FS_DEVICE_RW (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4; network is deliberately not handled */
+    uint64_t scoped;             /* ABI 6 */
+};
+
+struct ll_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+/* ---- exit codes -------------------------------------------------------------------------------- */
+
+#define EXIT_UNAVAILABLE 78 /* EX_CONFIG: Landlock unavailable */
+#define EXIT_HELPER 125     /* usage or setup error of the helper itself */
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+#define PROG "ahma-sandbox"
+
+static const char *const device_paths[] = {
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+    "/dev/urandom", "/dev/tty", "/dev/pts", "/dev/shm",
+};
+
+/* ---- small utilities --------------------------------------------------------------------------- */
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+static void usage(FILE *out) {
+    fputs("usage: " PROG " --probe\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
+          "                    [--grace-ms N] -- COMMAND [ARG...]\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
+          "                    [--grace-ms N] --pool N [--shell PATH] --\n",
+          out);
+}
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- Landlock ---------------------------------------------------------------------------------- */
+
+static int landlock_abi(int *err) {
+    long abi = syscall(SYS_LL_CREATE_RULESET, NULL, 0, LL_CREATE_RULESET_VERSION);
+    if (abi < 0) {
+        *err = errno;
+        return -1;
+    }
+    return (int)abi;
+}
+
+static const char *landlock_reason(int err) {
+    switch (err) {
+    case ENOSYS:
+        return "kernel without Landlock (needs Linux >= 5.13 built with CONFIG_SECURITY_LANDLOCK)";
+    case EOPNOTSUPP:
+        return "Landlock is disabled at boot (add \"landlock\" to the lsm= kernel parameter)";
+    default:
+        return "the landlock syscalls are blocked, e.g. by a container runtime's seccomp profile";
+    }
+}
+
+/* Every filesystem right the running ABI knows: a right left unhandled would be allowed everywhere. */
+static uint64_t handled_fs_rights(int abi) {
+    uint64_t rights = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: 13 rights */
+    if (abi >= 2) rights |= LL_FS_REFER;
+    if (abi >= 3) rights |= LL_FS_TRUNCATE;
+    if (abi >= 5) rights |= LL_FS_IOCTL_DEV;
+    return rights;
+}
+
+/* Adds a path-beneath rule. Returns 0, or -1 with errno when the path cannot be opened. */
+static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_t handled) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) access &= LL_FS_FILE_RIGHTS;
+    access &= handled;
+    if (access != 0) {
+        struct ll_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
+        if (syscall(SYS_LL_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) != 0)
+            die(EXIT_HELPER, "landlock_add_rule(%s): %s", path, strerror(errno));
+    }
+    close(fd);
+    return 0;
+}
+
+static void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
+    int err = 0;
+    int abi = landlock_abi(&err);
+    if (abi < 0)
+        die(EXIT_UNAVAILABLE, "Landlock unavailable: %s (%s); refusing to run the command unconfined",
+            landlock_reason(err), strerror(err));
+
+    uint64_t handled = handled_fs_rights(abi);
+    struct ll_ruleset_attr attr = {.handled_access_fs = handled};
+    if (abi >= 6) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+
+    /* Sizes beyond what an older kernel knows are accepted as long as the extra fields are 0. */
+    int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
+    if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
+
+    if (add_path_rule(ruleset, "/", LL_FS_READ_EXEC, handled) != 0)
+        die(EXIT_HELPER, "cannot open /: %s", strerror(errno));
+    for (size_t i = 0; i < nro; i++)
+        if (add_path_rule(ruleset, ro[i], LL_FS_READ_EXEC, handled) != 0)
+            die(EXIT_HELPER, "--ro %s: %s", ro[i], strerror(errno));
+    for (size_t i = 0; i < nrw; i++)
+        if (add_path_rule(ruleset, rw[i], handled, handled) != 0)
+            die(EXIT_HELPER, "--rw %s: %s", rw[i], strerror(errno));
+    for (size_t i = 0; i < sizeof device_paths / sizeof *device_paths; i++) {
+        const char *dev = device_paths[i];
+        /* /dev/shm is a tmpfs for shm_open()/sem_open(): it needs to create and remove files. */
+        uint64_t access = strcmp(dev, "/dev/shm") == 0 ? handled
+                          : strcmp(dev, "/dev/pts") == 0 ? LL_FS_DEVICE_RW | LL_FS_READ_DIR
+                                                         : LL_FS_DEVICE_RW;
+        (void)add_path_rule(ruleset, dev, access, handled); /* missing devices are skipped */
+    }
+
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        die(EXIT_HELPER, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+    if (syscall(SYS_LL_RESTRICT_SELF, ruleset, 0) != 0)
+        die(EXIT_HELPER, "landlock_restrict_self: %s", strerror(errno));
+    close(ruleset);
+}
+
+/* ---- seccomp ----------------------------------------------------------------------------------- */
+
+/*
+ * Landlock governs filesystem access, but connecting to a *pathname* unix socket is not a
+ * filesystem write it covers (only creating the socket file is), and ABI 6 scoping covers
+ * abstract sockets only. A sandboxed `tmux send-keys -t outside 'rm -rf ~' Enter` would make an
+ * unconfined tmux server outside the sandbox run anything. So socket(AF_UNIX, ...) fails with
+ * EACCES unless the server allows it (--allow-unix-sockets). socketpair() stays allowed: libuv
+ * (Node), Python and shells use it for pipes, and it cannot reach anything outside.
+ *
+ * On x86_64, x32 syscalls (nr | 0x40000000) are a second syscall table the filter would have to
+ * mirror, so they are refused. Any other audit arch (e.g. i386 via int 0x80, whose socketcall()
+ * multiplexer hides the socket family in memory a filter cannot read) is refused outright.
+ */
+#define X32_SYSCALL_BIT 0x40000000U
+#define NR_SOCKET_X86_64 41
+#define NR_SOCKET_AARCH64 198
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the seccomp filter reads the low word of args[0] at offset 0: little-endian only"
+#endif
+
+static void apply_seccomp(void) {
+    enum { /* instruction indexes, for the jump offsets below */
+           L_ARCH_X86 = 3,
+           L_ARCH_ARM = 6,
+           L_CHECK_FAMILY = 8,
+           L_ALLOW = 10,
+           L_FOREIGN = 11,
+           L_DENY = 12 };
+#define JUMP(from, to) ((to) - (from) - 1)
+    struct sock_filter filter[] = {
+        /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, JUMP(1, L_ARCH_X86), 0),
+        /* 2 */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, JUMP(2, L_ARCH_ARM),
+                 JUMP(2, L_FOREIGN)),
+        /* 3: x86_64 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, JUMP(4, L_DENY), 0),
+        /* 5 */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_SOCKET_X86_64, JUMP(5, L_CHECK_FAMILY),
+                 JUMP(5, L_ALLOW)),
+        /* 6: aarch64 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        /* 7 */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_SOCKET_AARCH64, JUMP(7, L_CHECK_FAMILY),
+                 JUMP(7, L_ALLOW)),
+        /* 8: socket(): the family is an int, the kernel ignores the upper half of the register */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, JUMP(9, L_DENY), JUMP(9, L_ALLOW)),
+        /* 10 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        /* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+    };
+#undef JUMP
+    _Static_assert(sizeof filter / sizeof *filter == L_DENY + 1, "jump labels out of date");
+    struct sock_fprog prog = {.len = (unsigned short)(sizeof filter / sizeof *filter),
+                              .filter = filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        die(EXIT_HELPER, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+        die(EXIT_HELPER, "cannot install the seccomp filter: %s", strerror(errno));
+}
+
+/* ---- supervision ------------------------------------------------------------------------------- */
+
+static pid_t main_pid = -1;
+static int main_status;
+static int main_done;
+static int64_t grace_ms = 2000;
+
+/*
+ * Reaps every exited child: our own, and the orphans of the tree that re-parented to us.
+ * Returns 0 when no child is left at all. As a subreaper that also means no descendant is left:
+ * a live descendant's chain of parents always ends at a child of ours, because a dying process
+ * hands its children to us before it becomes a zombie we can reap.
+ */
+static int reap_all(void) {
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
+        if (pid == 0) return 1;
+        if (pid < 0) return errno != ECHILD;
+        if (pid == main_pid) {
+            main_status = status;
+            main_done = 1;
+        }
+    }
+}
+
+/* Waits up to ms for a SIGCHLD (other blocked signals stay pending and are ignored). */
+static void wait_for_child_signal(int64_t ms) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
+    (void)sigtimedwait(&set, NULL, &ts);
+}
+
+struct proc_entry {
+    pid_t pid;
+    pid_t ppid;
+    int descendant;
+};
+
+static struct proc_entry *procs;
+static size_t procs_cap;
+
+static int compare_pid(const void *a, const void *b) {
+    pid_t x = ((const struct proc_entry *)a)->pid, y = ((const struct proc_entry *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+static struct proc_entry *find_proc(pid_t pid, size_t n) {
+    struct proc_entry key = {.pid = pid};
+    return bsearch(&key, procs, n, sizeof *procs, compare_pid);
+}
+
+static int pid_listed(pid_t pid, const pid_t *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == pid) return 1;
+    return 0;
+}
+
+/*
+ * Sends sig (0: none) to every descendant of this process, found through the ppid field of
+ * /proc/PID/stat, and returns how many there are, zombies included: they still have to be reaped.
+ * The processes in except, and everything below them, are left alone (the zygote's live units).
+ */
+static size_t signal_descendants_except(int sig, const pid_t *except, size_t nexcept) {
+    static int warned;
+    DIR *dir = opendir("/proc");
+    if (dir == NULL) {
+        if (!warned++)
+            fprintf(stderr, PROG ": cannot scan /proc (%s): only the command itself is signalled\n",
+                    strerror(errno));
+        if (main_done || main_pid <= 0) return 0; /* never kill(-1, sig) */
+        if (sig != 0) kill(main_pid, sig);
+        return 1;
+    }
+    size_t n = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        char *digits_end;
+        long pid = strtol(entry->d_name, &digits_end, 10);
+        if (pid <= 0 || *digits_end != '\0') continue;
+        char path[32], buf[512];
+        snprintf(path, sizeof path, "%ld/stat", pid);
+        int fd = openat(dirfd(dir), path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0) continue;
+        buf[len] = '\0';
+        /* "pid (comm) state ppid ...": comm may contain spaces and ')', so parse after the last ')' */
+        char *end = strrchr(buf, ')');
+        char state;
+        int ppid;
+        if (end == NULL || sscanf(end + 1, " %c %d", &state, &ppid) != 2) continue;
+        if (n == procs_cap) {
+            size_t cap = procs_cap ? procs_cap * 2 : 1024;
+            struct proc_entry *grown = realloc(procs, cap * sizeof *procs);
+            if (grown == NULL) break;
+            procs = grown;
+            procs_cap = cap;
+        }
+        procs[n++] = (struct proc_entry){.pid = (pid_t)pid, .ppid = ppid, .descendant = 0};
+    }
+    closedir(dir);
+
+    qsort(procs, n, sizeof *procs, compare_pid);
+    pid_t self = getpid();
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (procs[i].descendant || pid_listed(procs[i].pid, except, nexcept)) continue;
+            struct proc_entry *parent = NULL;
+            if (procs[i].ppid == self || ((parent = find_proc(procs[i].ppid, n)) && parent->descendant)) {
+                procs[i].descendant = 1;
+                changed = 1;
+            }
+        }
+    }
+
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!procs[i].descendant) continue;
+        count++;
+        if (sig != 0) {
+            kill(procs[i].pid, sig);
+            if (sig == SIGTERM) kill(procs[i].pid, SIGCONT); /* a stopped process must see it */
+        }
+    }
+    return count;
+}
+
+static size_t signal_descendants(int sig) { return signal_descendants_except(sig, NULL, 0); }
+
+/* SIGTERM to the whole tree, up to grace_ms for it to exit, then SIGKILL until nothing is left. */
+static void terminate_tree(void) {
+    if (!reap_all()) return; /* the common case: the command left nothing behind, no /proc scan */
+    if (signal_descendants(SIGTERM) == 0) return;
+    int64_t deadline = now_ms() + grace_ms;
+    for (;;) {
+        if (!reap_all() || signal_descendants(0) == 0) return;
+        int64_t left = deadline - now_ms();
+        if (left <= 0) break;
+        /* Grandchildren exit without telling us, so poll as well as waiting for SIGCHLD. */
+        wait_for_child_signal(left < 20 ? left : 20);
+    }
+    for (;;) {
+        if (!reap_all() || signal_descendants(SIGKILL) == 0) return;
+        wait_for_child_signal(10);
+    }
+}
+
+/* Ends this process the way the command ended: same exit code, or death by the same signal. */
+static void exit_like(int status) __attribute__((noreturn));
+static void exit_like(int status) {
+    if (WIFEXITED(status)) exit(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        struct rlimit no_core = {0, 0};
+        (void)setrlimit(RLIMIT_CORE, &no_core); /* the command may have dumped core; we must not */
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigemptyset(&dfl.sa_mask);
+        sigaction(sig, &dfl, NULL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        exit(128 + sig); /* a signal whose default action does not terminate */
+    }
+    exit(EXIT_HELPER);
+}
+
+/* Closes every descriptor in [lo, hi]. close_range(2) is Linux >= 5.9; older kernels loop. */
+static void close_fd_range(unsigned lo, unsigned hi) {
+    if (lo > hi) return;
+    if (syscall(436 /* __NR_close_range */, lo, hi, 0U) == 0) return;
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536) max = 65536;
+    for (long fd = (long)lo; fd < max && (unsigned long)fd <= (unsigned long)hi; fd++)
+        close((int)fd);
+}
+
+static void close_inherited_fds(void) { close_fd_range(3, ~0U); }
+
+/* Closes every descriptor >= 3 except a, b and c (-1: none). */
+static void close_fds_except(int a, int b, int c) {
+    int keep[3] = {a, b, c};
+    for (int i = 1; i < 3; i++) /* sort */
+        for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+            int t = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = t;
+        }
+    unsigned next = 3;
+    for (int i = 0; i < 3; i++) {
+        if (keep[i] < (int)next) continue;
+        close_fd_range(next, (unsigned)keep[i] - 1);
+        next = (unsigned)keep[i] + 1;
+    }
+    close_fd_range(next, ~0U);
+}
+
+/* Runs argv, or reports why not on stderr and exits 127 (not found) or 126 (cannot execute). */
+static void exec_command(char *const argv[]) __attribute__((noreturn));
+static void exec_command(char *const argv[]) {
+    execvp(argv[0], argv);
+    int err = errno;
+    dprintf(STDERR_FILENO, PROG ": cannot run %s: %s\n", argv[0], strerror(err));
+    _exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+}
+
+/* What a command must start with: default dispositions and nothing blocked. */
+static void reset_signals(void) {
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&dfl.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP) (void)sigaction(sig, &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/*
+ * Termination requests and SIGCHLD are handled synchronously (sigwaitinfo() in a supervisor, a
+ * signalfd in the zygote). Blocking them early means a SIGTERM that arrives during setup is not
+ * lost: it stays pending. SIG_IGN inherited from our parent would make the kernel auto-reap
+ * children: reset first. Forked supervisors inherit the mask.
+ */
+static const int handled_signals[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+static sigset_t handled_set;
+
+static void block_handled_signals(void) {
+    sigemptyset(&handled_set);
+    for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++) {
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigemptyset(&dfl.sa_mask);
+        sigaction(handled_signals[i], &dfl, NULL);
+        sigaddset(&handled_set, handled_signals[i]);
+    }
+    sigprocmask(SIG_BLOCK, &handled_set, NULL);
+}
+
+/*
+ * The supervisor: waits until the command (main_pid) ends or a termination request arrives, ends
+ * whatever is left of the tree (the command's leftovers, or everything), then exits the way the
+ * command ended. Expects handled_set blocked and this process to be a child subreaper.
+ */
+static void supervise(void) __attribute__((noreturn));
+static void supervise(void) {
+    for (;;) {
+        reap_all();
+        if (main_done) break;
+        int sig = sigwaitinfo(&handled_set, NULL);
+        if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) break;
+    }
+    /* The command ended (kill what it left behind) or we were told to stop (kill everything). */
+    terminate_tree();
+    while (!main_done) { /* cannot happen: terminate_tree() reaps the whole tree */
+        if (waitpid(main_pid, &main_status, __WALL) == main_pid) main_done = 1;
+        else if (errno != EINTR) die(EXIT_HELPER, "lost track of the command: %s", strerror(errno));
+    }
+    exit_like(main_status);
+}
+
+/* ---- pool zygote (SPEC §5, R4.1) ------------------------------------------------------------- */
+
+/*
+ * `--pool N`: the helper, sandboxed once, runs every command in a unit of its own and keeps N warm
+ * shells ready for shell scripts; every fork inherits the sandbox. Wire protocol, both directions:
+ * frames of a 9-byte header (type: one ASCII byte; id: u32 little-endian, chosen by the server;
+ * length: u32 little-endian) followed by `length` payload bytes.
+ *
+ *   server -> zygote (stdin)
+ *     R run      cwd NUL mode NUL word NUL ...  (mode "argv": the words are argv; "shell": one
+ *                word, a bash script); answered by S, or by E (duplicate id, malformed payload,
+ *                fork failure)
+ *     K kill     one byte, a signal number, sent to the unit's supervisor, which ends the whole
+ *                tree (SIGTERM, grace, SIGKILL); an unknown or finished id is ignored
+ *   zygote -> server (stdout, frames only; diagnostics go to stderr)
+ *     S started  u32 pid of the unit's supervisor (session and process group leader)
+ *     O output   up to 64 KiB of the command's merged stdout and stderr, in order
+ *     X exit     i32 exit code (-1 when signalled), i32 signal (0 when none); sent once the output
+ *                pipe reached EOF and the supervisor was reaped, so every O precedes it
+ *     E error    UTF-8 message; the id is finished
+ *
+ * Writes to stdout are complete: while the server does not read, the zygote waits (backpressure).
+ * stdin EOF, SIGTERM, SIGINT or SIGHUP (also PDEATHSIG when the server dies) shut the pool down:
+ * SIGTERM to every supervisor, SIGKILL after grace + 1 s, then nothing of ours is left; exit 0.
+ *
+ * A unit: the zygote creates the pipe `out` (B's fds 1 and 2 -> zygote) and forks S, which takes a
+ * session, becomes a subreaper, starts B and supervises it exactly like the one-command mode. What
+ * B is depends on the mode:
+ *   shell  a warm shell, `SHELL --noprofile --norc -c BOOTSTRAP`, started ahead of demand with
+ *          a memfd `body` (B's fd 4) and a pipe `go` (zygote -> B's fd 3), blocked reading fd 3.
+ *          The zygote writes the request payload into the memfd, then one NUL byte into the pipe:
+ *          the shell reads the request from fd 4 in one `mapfile` and runs that one script. A
+ *          memfd is seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte
+ *          (~0.6 us a byte). The script's builtins run without any exec, so the warm shell saves
+ *          its own start-up.
+ *   argv   the command itself: the unit is forked on the spot (the zygote is small, a fork costs
+ *          ~0.1 ms), and B changes to cwd and executes the words, with the same messages and exit
+ *          codes as the one-command mode (125 cwd, 126 cannot execute, 127 not found).
+ */
+#define POOL_MAX 64
+#define OUTPUT_CHUNK 65536
+#define MAX_PAYLOAD (64U << 20)
+#define IDLE_DEATH_LIMIT 3
+#define FRAME_HEADER 9
+
+static const char bootstrap[] =
+    "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */
+    "mapfile -d '' -t __ahma_req <&4\n"                 /* cwd, mode (shell), script */
+    "exec 3<&- 4<&-\n"
+    "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"
+    "cd -- \"${__ahma_req[0]}\" || exit 125\n"
+    "__ahma_script=${__ahma_req[2]}\n"
+    "unset __ahma_go __ahma_req\n"
+    "eval \"unset __ahma_script; $__ahma_script\"\n";
+
+struct unit {
+    pid_t pid;     /* the supervisor S */
+    int busy;      /* serving request `id` (else a warm shell waiting for its request) */
+    uint32_t id;
+    int go_w;      /* a warm shell's go pipe (zygote's end), -1 once handed over or none */
+    int body;      /* a warm shell's request memfd, -1 once handed over or none */
+    int out_r;     /* zygote's end of the output pipe, -1 once at EOF */
+    int reaped, status; /* S was reaped, with this wait status */
+    int gone;           /* finished: freed at the end of the loop iteration */
+};
+
+static struct unit **units;
+static size_t nunits, units_cap;
+static int pool_size;
+static const char *shell_path = "/bin/bash";
+static pid_t zygote_pid;
+static int sigfd = -1;
+static int stdin_open = 1, stdout_dead, got_term, sweep_needed, idle_deaths;
+static int shutting_down, escalated;
+static int64_t kill_deadline, final_deadline;
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void close_fd(int *fd) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+}
+
+static void begin_shutdown(void) {
+    got_term = 0;
+    if (shutting_down) return;
+    shutting_down = 1;
+    kill_deadline = now_ms() + grace_ms + 1000;
+    final_deadline = kill_deadline + 2000;
+    for (size_t i = 0; i < nunits; i++) {
+        struct unit *u = units[i];
+        if (u->gone || u->reaped) continue;
+        close_fd(&u->go_w);
+        close_fd(&u->body);
+        kill(u->pid, SIGTERM);
+    }
+}
+
+/*
+ * Reads every queued signal. SIGCHLD needs nothing here: the loop reaps before every poll(). A
+ * termination request starts the shutdown at once (it writes no frame, so this is safe anywhere).
+ */
+static void drain_signals(void) {
+    struct signalfd_siginfo info;
+    while (read(sigfd, &info, sizeof info) == (ssize_t)sizeof info)
+        if (info.ssi_signo != SIGCHLD) got_term = 1;
+    if (got_term) begin_shutdown();
+}
+
+/* Waits until stdout takes bytes again, noticing termination requests meanwhile. -1: give up. */
+static int wait_stdout_writable(void) {
+    for (;;) {
+        int timeout = -1;
+        if (shutting_down) {
+            int64_t left = final_deadline - now_ms();
+            if (left <= 0) return -1;
+            timeout = (int)left;
+        }
+        struct pollfd p[2] = {{.fd = STDOUT_FILENO, .events = POLLOUT},
+                              {.fd = sigfd, .events = POLLIN}};
+        int r = poll(p, 2, timeout);
+        if (r < 0 && errno != EINTR) return -1;
+        if (r <= 0) continue;
+        if (p[1].revents & POLLIN) drain_signals();
+        if (p[0].revents != 0) return 0;
+    }
+}
+
+/* Writes one whole frame to stdout. Once stdout is gone, nothing more is written: we shut down. */
+static void send_frame(char type, uint32_t id, const void *payload, size_t len) {
+    if (stdout_dead) return;
+    unsigned char header[FRAME_HEADER];
+    header[0] = (unsigned char)type;
+    put_u32(header + 1, id);
+    put_u32(header + 5, (uint32_t)len);
+    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header},
+                           {.iov_base = (void *)payload, .iov_len = len}};
+    struct iovec *v = iov;
+    int nv = len > 0 ? 2 : 1;
+    while (nv > 0) {
+        ssize_t n = writev(STDOUT_FILENO, v, nv);
+        if (n < 0) {
+            int err = errno;
+            if (err == EINTR) continue;
+            if (err == EAGAIN && wait_stdout_writable() == 0) continue;
+            if (err != EPIPE && err != EAGAIN)
+                fprintf(stderr, PROG ": writing to stdout: %s\n", strerror(err));
+            stdout_dead = 1;
+            begin_shutdown();
+            return;
+        }
+        size_t done = (size_t)n;
+        while (nv > 0 && done >= v->iov_len) {
+            done -= v->iov_len;
+            v++;
+            nv--;
+        }
+        if (nv > 0) {
+            v->iov_base = (char *)v->iov_base + done;
+            v->iov_len -= done;
+        }
+    }
+}
+
+static void send_error(uint32_t id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void send_error(uint32_t id, const char *fmt, ...) {
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n >= sizeof message) n = (int)sizeof message - 1;
+    send_frame('E', id, message, (size_t)n);
+}
+
+/* X, once the output reached EOF and S was reaped: every byte of output is already forwarded. */
+static void finish_if_done(struct unit *u) {
+    if (u->gone || !u->busy || !u->reaped || u->out_r >= 0) return;
+    int32_t code = EXIT_HELPER, sig = 0;
+    if (WIFEXITED(u->status)) {
+        code = WEXITSTATUS(u->status);
+    } else if (WIFSIGNALED(u->status)) {
+        code = -1;
+        sig = WTERMSIG(u->status);
+    }
+    unsigned char payload[8];
+    put_u32(payload, (uint32_t)code);
+    put_u32(payload + 4, (uint32_t)sig);
+    send_frame('X', u->id, payload, sizeof payload);
+    u->gone = 1;
+}
+
+/*
+ * In the forked supervisor S: set up the unit, start B, supervise it. Never returns. B is the warm
+ * shell (go_r and body become its fds 3 and 4) when argv is NULL, else argv run in cwd.
+ */
+static void run_unit(int go_r, int body, int out_w, const char *cwd, char *const argv[])
+    __attribute__((noreturn));
+static void run_unit(int go_r, int body, int out_w, const char *cwd, char *const argv[]) {
+    /* First drop what belongs to the zygote (protocol channels, the signalfd, the other units'
+     * descriptors): nothing of it may reach a command. */
+    close_fds_except(go_r, body, out_w);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0) {
+        dprintf(out_w, PROG ": cannot open /dev/null: %s\n", strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    if (null > STDERR_FILENO) close(null);
+    (void)setsid(); /* own session and process group: S and B, not the zygote */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0) {
+        dprintf(out_w, PROG ": prctl: %s\n", strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    if (getppid() != zygote_pid) _exit(EXIT_HELPER); /* the zygote is already gone */
+
+    /*
+     * vfork: B borrows S's memory until it executes (~0.1 ms less than a fork). That is safe here:
+     * S is single-threaded and installs no signal handler (its signals are blocked or default),
+     * and B only makes system calls on its own descriptors and signal state, then executes or
+     * calls _exit, never returning from this function.
+     */
+    main_pid = vfork();
+    if (main_pid < 0) {
+        dprintf(out_w, PROG ": fork: %s\n", strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    if (main_pid == 0) {
+        /* stdin is /dev/null already; stdout and stderr are one stream. */
+        (void)dup2(out_w, STDOUT_FILENO);
+        (void)dup2(out_w, STDERR_FILENO);
+        if (argv != NULL) {
+            close_inherited_fds();
+            reset_signals();
+            if (chdir(cwd) != 0) {
+                dprintf(STDERR_FILENO, PROG ": cannot change to %s: %s\n", cwd, strerror(errno));
+                _exit(EXIT_HELPER);
+            }
+            exec_command(argv);
+        }
+        /* The warm shell: go pipe on fd 3, request memfd on fd 4 (via fds >= 5: no clash). */
+        (void)dup2(fcntl(go_r, F_DUPFD, 5), 3);
+        (void)dup2(fcntl(body, F_DUPFD, 5), 4);
+        close_fd_range(5, ~0U);
+        reset_signals();
+        char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c", (char *)bootstrap,
+                              NULL};
+        exec_command(args);
+    }
+    close_inherited_fds();
+    supervise();
+}
+
+/*
+ * Forks a new unit: a warm shell, idle until it is handed a request (argv NULL), or argv run in
+ * cwd at once (the caller marks it busy). NULL with errno on failure.
+ */
+static struct unit *spawn_unit(const char *cwd, char *const argv[]) {
+    if (nunits == units_cap) {
+        size_t cap = units_cap ? units_cap * 2 : 16;
+        struct unit **grown = realloc(units, cap * sizeof *units);
+        if (grown == NULL) return NULL;
+        units = grown;
+        units_cap = cap;
+    }
+    struct unit *u = calloc(1, sizeof *u);
+    if (u == NULL) return NULL;
+    int go[2] = {-1, -1}, body = -1, out[2] = {-1, -1};
+    pid_t pid = -1;
+    int ready = argv != NULL || /* a warm shell also needs its request memfd and go pipe */
+                ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 &&
+                 pipe2(go, O_CLOEXEC) == 0);
+    if (ready && pipe2(out, O_CLOEXEC) == 0 && (pid = fork()) == 0)
+        run_unit(go[0], body, out[1], cwd, argv);
+    int err = errno;
+    close_fd(&go[0]);
+    close_fd(&out[1]);
+    if (pid < 0) {
+        close_fd(&go[1]);
+        close_fd(&body);
+        close_fd(&out[0]);
+        free(u);
+        errno = err;
+        return NULL;
+    }
+    (void)fcntl(out[0], F_SETFL, O_NONBLOCK); /* the zygote's end only: B writes normally */
+    *u = (struct unit){.pid = pid, .go_w = go[1], .body = body, .out_r = out[0]};
+    units[nunits++] = u;
+    return u;
+}
+
+static size_t idle_count(void) {
+    size_t n = 0;
+    for (size_t i = 0; i < nunits; i++)
+        if (!units[i]->gone && !units[i]->busy && !units[i]->reaped) n++;
+    return n;
+}
+
+/* Keeps pool_size warm shells, unless they keep dying (then until the next shell request). */
+static void refill(void) {
+    if (shutting_down) return;
+    while (idle_count() < (size_t)pool_size && idle_deaths < IDLE_DEATH_LIMIT) {
+        if (spawn_unit(NULL, NULL) == NULL) {
+            idle_deaths++;
+            fprintf(stderr, PROG ": cannot start a warm shell: %s\n", strerror(errno));
+        }
+    }
+}
+
+/*
+ * Hands a request to a warm shell: the payload into its memfd, then the NUL byte that releases it.
+ * Neither blocks (a memfd is memory, the go pipe is empty). Should the payload not fit, the shell
+ * gets EOF without the byte and exits 125 (as it does when the zygote dies before handing over).
+ */
+static void hand_over(struct unit *u, const char *p, uint32_t len) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pwrite(u->body, p + done, len - done, (off_t)done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    if (done == len && write(u->go_w, "", 1) != 1) {
+        /* EPIPE: the shell is gone already; its supervisor's exit status tells the server */
+    }
+    close_fd(&u->body);
+    close_fd(&u->go_w);
+}
+
+/* What is wrong with a run request's payload, or NULL. */
+static const char *check_run(const char *p, uint32_t len) {
+    if (len == 0 || p[len - 1] != '\0')
+        return "malformed run request: every field must end with NUL";
+    size_t fields = 0;
+    for (uint32_t i = 0; i < len; i++) fields += p[i] == '\0';
+    if (fields < 3) return "malformed run request: needs cwd, mode and at least one word";
+    if (p[0] == '\0') return "malformed run request: empty working directory";
+    const char *mode = p + strlen(p) + 1;
+    if (strcmp(mode, "shell") == 0)
+        return fields == 3 ? NULL : "malformed run request: shell mode takes exactly one word";
+    return strcmp(mode, "argv") == 0 ? NULL : "malformed run request: mode must be argv or shell";
+}
+
+/* An argv command's unit, forked on the spot: words are the NUL-terminated words up to end. */
+static struct unit *start_command(const char *cwd, const char *words, const char *end) {
+    size_t n = 0;
+    for (const char *w = words; w < end; w += strlen(w) + 1) n++;
+    char **argv = malloc((n + 1) * sizeof *argv);
+    if (argv == NULL) return NULL;
+    n = 0;
+    for (const char *w = words; w < end; w += strlen(w) + 1) argv[n++] = (char *)w;
+    argv[n] = NULL;
+    struct unit *u = spawn_unit(cwd, argv);
+    int err = errno;
+    free(argv);
+    errno = err;
+    return u;
+}
+
+/* A shell script's unit: the oldest idle warm shell (the warmest), else a cold one. */
+static struct unit *start_script(const char *p, uint32_t len) {
+    idle_deaths = 0; /* a request for a shell: try again to keep the pool full */
+    struct unit *u = NULL;
+    for (size_t i = 0; i < nunits && u == NULL; i++)
+        if (!units[i]->gone && !units[i]->busy && !units[i]->reaped) u = units[i];
+    if (u == NULL && (u = spawn_unit(NULL, NULL)) == NULL) return NULL;
+    hand_over(u, p, len);
+    return u;
+}
+
+static void handle_run(uint32_t id, const char *p, uint32_t len) {
+    const char *problem = shutting_down ? "the shell pool is shutting down" : check_run(p, len);
+    for (size_t i = 0; i < nunits && problem == NULL; i++)
+        if (!units[i]->gone && units[i]->busy && units[i]->id == id)
+            problem = "duplicate id: a command with this id is still running";
+    if (problem != NULL) {
+        send_error(id, "%s", problem);
+        return;
+    }
+
+    const char *mode = p + strlen(p) + 1, *words = mode + strlen(mode) + 1;
+    struct unit *u = strcmp(mode, "argv") == 0 ? start_command(p, words, p + len)
+                                               : start_script(p, len);
+    if (u == NULL) {
+        send_error(id, "cannot start the command: %s", strerror(errno));
+        return;
+    }
+    u->busy = 1;
+    u->id = id;
+    unsigned char pid[4];
+    put_u32(pid, (uint32_t)u->pid);
+    send_frame('S', id, pid, sizeof pid);
+    refill(); /* a warm shell taken: its replacement, now that the request is on its way */
+}
+
+static void handle_kill(uint32_t id, const char *p, uint32_t len) {
+    if (len != 1) {
+        fprintf(stderr, PROG ": ignoring a kill frame with a %" PRIu32 "-byte payload\n", len);
+        return;
+    }
+    int sig = (unsigned char)p[0];
+    if (sig <= 0 || sig >= NSIG) return;
+    for (size_t i = 0; i < nunits; i++) {
+        struct unit *u = units[i];
+        if (!u->gone && u->busy && u->id == id && !u->reaped) kill(u->pid, sig);
+    }
+}
+
+static unsigned char *inbuf;
+static size_t in_len, in_cap;
+static uint64_t discard_left; /* payload bytes of an oversized frame still to skip */
+
+static void read_requests(void) {
+    if (in_cap - in_len < OUTPUT_CHUNK) {
+        size_t cap = in_cap ? in_cap * 2 : 2 * OUTPUT_CHUNK;
+        unsigned char *grown = realloc(inbuf, cap);
+        if (grown == NULL) die(EXIT_HELPER, "out of memory");
+        inbuf = grown;
+        in_cap = cap;
+    }
+    ssize_t n = read(STDIN_FILENO, inbuf + in_len, in_cap - in_len);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+        if (n < 0) fprintf(stderr, PROG ": reading stdin: %s\n", strerror(errno));
+        stdin_open = 0;
+        begin_shutdown();
+        return;
+    }
+    in_len += (size_t)n;
+    size_t off = 0;
+    for (;;) {
+        if (discard_left > 0) {
+            size_t skip = in_len - off < discard_left ? in_len - off : (size_t)discard_left;
+            off += skip;
+            discard_left -= skip;
+            if (discard_left > 0) break;
+        }
+        if (in_len - off < FRAME_HEADER) break;
+        const unsigned char *h = inbuf + off;
+        uint32_t id = get_u32(h + 1), plen = get_u32(h + 5);
+        if (plen > MAX_PAYLOAD) {
+            send_error(id, "frame too large (%" PRIu32 " bytes)", plen);
+            off += FRAME_HEADER;
+            discard_left = plen;
+            continue;
+        }
+        if (in_len - off - FRAME_HEADER < plen) break;
+        const char *payload = (const char *)h + FRAME_HEADER;
+        if (h[0] == 'R')
+            handle_run(id, payload, plen);
+        else if (h[0] == 'K')
+            handle_kill(id, payload, plen);
+        else
+            fprintf(stderr, PROG ": ignoring a frame of unknown type 0x%02x\n", h[0]);
+        off += FRAME_HEADER + plen;
+    }
+    memmove(inbuf, inbuf + off, in_len - off);
+    in_len -= off;
+}
+
+/* Forwards what the unit's output pipe holds; at EOF the unit may be finished. */
+static void read_output(struct unit *u) {
+    static char chunk[OUTPUT_CHUNK];
+    for (int round = 0; round < 16; round++) { /* then let the other units have a turn */
+        ssize_t n = read(u->out_r, chunk, sizeof chunk);
+        if (n > 0) {
+            send_frame('O', u->id, chunk, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        if (n < 0) fprintf(stderr, PROG ": reading a command's output: %s\n", strerror(errno));
+        close_fd(&u->out_r);
+        finish_if_done(u);
+        return;
+    }
+}
+
+static void reap_units(void) {
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
+        if (pid <= 0) return;
+        struct unit *u = NULL;
+        for (size_t i = 0; i < nunits && u == NULL; i++)
+            if (!units[i]->gone && !units[i]->reaped && units[i]->pid == pid) u = units[i];
+        if (u == NULL) { /* an orphan of a unit whose supervisor was killed: its tree is ours */
+            sweep_needed = 1;
+            continue;
+        }
+        u->reaped = 1;
+        u->status = status;
+        /* A supervisor that died by a signal may have had no chance to end its tree. */
+        if (WIFSIGNALED(status)) sweep_needed = 1;
+        if (!u->busy) {
+            if (!shutting_down) {
+                idle_deaths++;
+                fprintf(stderr, PROG ": a warm shell (pid %d) died while idle: %s %d\n", (int)pid,
+                        WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+            }
+            close_fd(&u->go_w);
+            close_fd(&u->body);
+            close_fd(&u->out_r);
+            u->gone = 1;
+        } else {
+            finish_if_done(u);
+        }
+    }
+}
+
+/* SIGKILL to every descendant that is not (below) a live supervisor: the catch-all subreaper. */
+static void sweep_strays(void) {
+    sweep_needed = 0;
+    pid_t *live = malloc((nunits + 1) * sizeof *live);
+    if (live == NULL) return;
+    size_t n = 0;
+    for (size_t i = 0; i < nunits; i++)
+        if (!units[i]->gone && !units[i]->reaped) live[n++] = units[i]->pid;
+    signal_descendants_except(SIGKILL, live, n);
+    free(live);
+}
+
+static void compact_units(void) {
+    size_t kept = 0;
+    for (size_t i = 0; i < nunits; i++) {
+        struct unit *u = units[i];
+        if (!u->gone) {
+            units[kept++] = u;
+            continue;
+        }
+        close_fd(&u->go_w);
+        close_fd(&u->body);
+        close_fd(&u->out_r);
+        free(u);
+    }
+    nunits = kept;
+}
+
+static void run_zygote(void) __attribute__((noreturn));
+static void run_zygote(void) {
+    zygote_pid = getpid();
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, NULL); /* a vanished reader is EPIPE, not death */
+    sigfd = signalfd(-1, &handled_set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sigfd < 0) die(EXIT_HELPER, "signalfd: %s", strerror(errno));
+    /* A private pipe or socket to the server: non-blocking, so a SIGTERM is noticed while the
+     * server does not read (a shared terminal is left alone). */
+    struct stat st;
+    if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        int flags = fcntl(STDOUT_FILENO, F_GETFL);
+        if (flags >= 0) (void)fcntl(STDOUT_FILENO, F_SETFL, flags | O_NONBLOCK);
+    }
+
+    struct pollfd *fds = NULL;
+    struct unit **owner = NULL;
+    size_t fds_cap = 0;
+    for (;;) {
+        /* Reap right before blocking: a frame write that waited for the server may have read a
+         * SIGCHLD from the signalfd (wait_stdout_writable), and poll() would not see it again. */
+        reap_units();
+        if (sweep_needed) sweep_strays();
+        if (shutting_down) {
+            int64_t now = now_ms();
+            if (!escalated && now >= kill_deadline) {
+                escalated = 1;
+                for (size_t i = 0; i < nunits; i++)
+                    if (!units[i]->gone && !units[i]->reaped) kill(units[i]->pid, SIGKILL);
+            } else if (escalated && now >= final_deadline) {
+                fprintf(stderr, PROG ": shutdown: giving up waiting for the units\n");
+                break;
+            }
+        } else {
+            refill();
+        }
+        compact_units();
+        if (shutting_down && nunits == 0) break;
+
+        if (fds_cap < 2 + nunits) {
+            fds_cap = 2 + nunits + 16;
+            fds = realloc(fds, fds_cap * sizeof *fds);
+            owner = realloc(owner, fds_cap * sizeof *owner);
+            if (fds == NULL || owner == NULL) die(EXIT_HELPER, "out of memory");
+        }
+        nfds_t nf = 0;
+        fds[nf] = (struct pollfd){.fd = sigfd, .events = POLLIN};
+        owner[nf++] = NULL;
+        nfds_t stdin_slot = 0;
+        if (stdin_open && !shutting_down) {
+            stdin_slot = nf;
+            fds[nf] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
+            owner[nf++] = NULL;
+        }
+        for (size_t i = 0; i < nunits; i++) {
+            struct unit *u = units[i];
+            if (u->busy && u->out_r >= 0) {
+                fds[nf] = (struct pollfd){.fd = u->out_r, .events = POLLIN};
+                owner[nf++] = u;
+            }
+        }
+        int timeout = -1;
+        if (shutting_down) {
+            int64_t left = (escalated ? final_deadline : kill_deadline) - now_ms();
+            timeout = left < 0 ? 0 : (int)left;
+        }
+        int ready = poll(fds, nf, timeout);
+        if (ready < 0 && errno != EINTR) die(EXIT_HELPER, "poll: %s", strerror(errno));
+        if (ready <= 0) continue;
+
+        if (fds[0].revents != 0) drain_signals();
+        reap_units(); /* before taking a request: an idle unit that just died is not handed out */
+        for (nfds_t i = 0; i < nf; i++) {
+            struct unit *u = owner[i];
+            if (u != NULL && !u->gone && u->out_r >= 0 && fds[i].revents != 0) read_output(u);
+        }
+        if (stdin_slot != 0 && fds[stdin_slot].revents != 0 && stdin_open) read_requests();
+    }
+    terminate_tree(); /* whatever else is left below us: SIGTERM, grace, SIGKILL */
+    exit(0);
+}
+
+/* ---- main -------------------------------------------------------------------------------------- */
+
+static int64_t parse_ms(const char *s) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 0 || v > 86400000LL)
+        die(EXIT_HELPER, "--grace-ms needs a number of milliseconds (0..86400000), got '%s'", s);
+    return (int64_t)v;
+}
+
+static int parse_pool(const char *s) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > POOL_MAX)
+        die(EXIT_HELPER, "--pool needs a number of warm shells (1..%d), got '%s'", POOL_MAX, s);
+    return (int)v;
+}
+
+int main(int argc, char **argv) {
+    pid_t original_parent = getppid();
+
+    if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
+        int err = 0;
+        int abi = landlock_abi(&err);
+        if (abi < 0) {
+            fprintf(stderr, PROG ": Landlock unavailable: %s (%s)\n", landlock_reason(err),
+                    strerror(err));
+            return EXIT_UNAVAILABLE;
+        }
+        printf("landlock-abi=%d\n", abi);
+        return fflush(stdout) == 0 ? 0 : EXIT_HELPER;
+    }
+
+    const char **rw = calloc((size_t)argc, sizeof *rw);
+    const char **ro = calloc((size_t)argc, sizeof *ro);
+    if (rw == NULL || ro == NULL) die(EXIT_HELPER, "out of memory");
+    size_t nrw = 0, nro = 0;
+    int allow_unix_sockets = 0, unconfined = 0, cmd = -1, shell_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            cmd = i + 1;
+            break;
+        } else if (strcmp(arg, "--rw") == 0 || strcmp(arg, "--ro") == 0 ||
+                   strcmp(arg, "--grace-ms") == 0 || strcmp(arg, "--pool") == 0 ||
+                   strcmp(arg, "--shell") == 0) {
+            if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
+            const char *value = argv[++i];
+            if (strcmp(arg, "--grace-ms") == 0) {
+                grace_ms = parse_ms(value);
+                continue;
+            }
+            if (strcmp(arg, "--pool") == 0) {
+                pool_size = parse_pool(value);
+                continue;
+            }
+            if (strcmp(arg, "--shell") == 0) {
+                shell_path = value;
+                shell_given = 1;
+                continue;
+            }
+            struct stat st;
+            if (stat(value, &st) != 0) die(EXIT_HELPER, "%s %s: %s", arg, value, strerror(errno));
+            if (strcmp(arg, "--rw") == 0)
+                rw[nrw++] = value;
+            else
+                ro[nro++] = value;
+        } else if (strcmp(arg, "--allow-unix-sockets") == 0) {
+            allow_unix_sockets = 1;
+        } else if (strcmp(arg, "--unconfined") == 0) {
+            unconfined = 1;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, PROG ": unknown argument '%s'\n", arg);
+            usage(stderr);
+            return EXIT_HELPER;
+        }
+    }
+    if (pool_size > 0) {
+        if (cmd >= 0 && cmd < argc) {
+            fputs(PROG ": --pool takes no command after --\n", stderr);
+            usage(stderr);
+            return EXIT_HELPER;
+        }
+        if (strchr(shell_path, '/') != NULL && access(shell_path, X_OK) != 0)
+            die(EXIT_HELPER, "--shell %s: %s", shell_path, strerror(errno));
+        if (fcntl(STDOUT_FILENO, F_GETFD) < 0) die(EXIT_HELPER, "--pool needs stdout (protocol)");
+        for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd += 2) /* 0 and 2 must be taken */
+            if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+                die(EXIT_HELPER, "cannot open /dev/null: %s", strerror(errno));
+    } else if (shell_given) {
+        die(EXIT_HELPER, "--shell needs --pool");
+    } else if (cmd < 0 || cmd >= argc) {
+        fputs(PROG ": missing -- COMMAND\n", stderr);
+        usage(stderr);
+        return EXIT_HELPER;
+    }
+
+    block_handled_signals();
+
+    /* Own session and process group, so the server can signal the group; EPERM: already leader. */
+    (void)setsid();
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+        die(EXIT_HELPER, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
+        die(EXIT_HELPER, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+    if (getppid() != original_parent) die(EXIT_HELPER, "the parent process exited");
+
+    if (!unconfined) {
+        apply_landlock(rw, nrw, ro, nro);
+        if (!allow_unix_sockets) apply_seccomp();
+    }
+    free(rw);
+    free(ro);
+
+    fflush(NULL);
+    if (pool_size > 0) run_zygote(); /* every unit it forks inherits the sandbox */
+
+    main_pid = fork();
+    if (main_pid < 0) die(EXIT_HELPER, "fork: %s", strerror(errno));
+    if (main_pid == 0) {
+        /* One chronological stream, as `2>&1`. Descriptors >= 3 are passed through untouched. */
+        (void)dup2(STDOUT_FILENO, STDERR_FILENO);
+        reset_signals();
+        exec_command(&argv[cmd]);
+    }
+
+    /* The supervisor needs none of the descriptors passed through for the command. */
+    close_inherited_fds();
+    supervise();
+}

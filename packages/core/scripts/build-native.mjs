@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// Compiles the Linux sandbox exec helper (SPEC §4, R7.2) from native/ahma-sandbox.c into
+// dist/native/ahma-sandbox. Runs after tsup, which empties dist/ first.
+//
+// Static linking is tried first (a static binary adds ~0.1 ms per exec, a dynamic one ~0.7 ms);
+// when the C library has no static archive (e.g. no libc.a / glibc-static installed), the helper
+// is linked dynamically instead. `CC` overrides the compiler (default `cc`).
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const source = join(packageDir, 'native', 'ahma-sandbox.c');
+const outDir = join(packageDir, 'dist', 'native');
+const output = join(outDir, 'ahma-sandbox');
+const compiler = process.env.CC || 'cc';
+const flags = ['-std=c11', '-O2', '-Wall', '-Wextra', '-Werror'];
+
+const say = (line) => process.stdout.write(`build-native: ${line}\n`);
+const fail = (line) => {
+  process.stderr.write(`build-native: ${line}\n`);
+  process.exit(1);
+};
+
+if (process.platform !== 'linux') {
+  say(`skipped: the Landlock helper is Linux-only (this is ${process.platform})`);
+  process.exit(0);
+}
+
+try {
+  execFileSync(compiler, ['--version'], { stdio: 'ignore' });
+} catch (error) {
+  if (error.code === 'ENOENT') {
+    fail(
+      `C compiler '${compiler}' not found. The sandbox helper must be compiled from ` +
+        `${relative(process.cwd(), source)}: install a C toolchain (Debian/Ubuntu: ` +
+        `apt-get install gcc libc6-dev; Fedora: dnf install gcc glibc-static; Alpine: apk add ` +
+        `build-base) or point CC at one.`,
+    );
+  }
+  fail(`'${compiler} --version' failed: ${error.message}`);
+}
+
+mkdirSync(outDir, { recursive: true });
+// Compile to a temporary name and rename: a concurrent reader never sees a half-written binary.
+const temporary = `${output}.tmp-${process.pid}`;
+
+const compile = (extra) => {
+  try {
+    execFileSync(compiler, [...flags, ...extra, '-o', temporary, source], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return undefined;
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    const text = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim();
+    return text || error.message;
+  }
+};
+
+const staticError = compile(['-static']);
+let kind = 'static';
+if (staticError !== undefined) {
+  const dynamicError = compile([]);
+  if (dynamicError !== undefined) {
+    fail(
+      `compiling ${relative(process.cwd(), source)} with '${compiler}' failed:\n${dynamicError}`,
+    );
+  }
+  const firstLine = staticError.split('\n').find((line) => line.trim() !== '') ?? '';
+  kind = `dynamic (static linking failed: ${firstLine.trim()})`;
+}
+
+chmodSync(temporary, 0o755);
+renameSync(temporary, output);
+say(`built ${relative(process.cwd(), output)}: ${kind}`);

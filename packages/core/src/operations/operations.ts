@@ -1,0 +1,224 @@
+// Operations: every command an agent starts, with a unique id, a lifecycle (running → completed |
+// failed | timed_out | cancelled), completion events for the server to push, and a bounded history.
+import { randomBytes } from 'node:crypto';
+import { AhmaError } from '../errors.js';
+import type { ExecutionResult, ExecutionStatus } from '../process/executor.js';
+
+export type OperationStatus = 'running' | ExecutionStatus;
+
+export interface OperationSnapshot {
+  readonly id: string;
+  readonly tool: string;
+  readonly status: OperationStatus;
+  readonly startedAt: Date;
+  readonly finishedAt: Date | undefined;
+  /** The final result once the operation has finished. */
+  readonly result: OperationResult | undefined;
+  /** The reason given to cancel(), when it was cancelled. */
+  readonly cancelReason: string | undefined;
+}
+
+/** A finished operation's result: the execution result, or a summary for multi-step runs. */
+export type OperationResult = ExecutionResult;
+
+/** What runs an operation: given a cancellation signal, resolves with its result. */
+export type OperationTask = (signal: AbortSignal, id: string) => Promise<OperationResult>;
+
+export type CompletionListener = (operation: OperationSnapshot) => void;
+
+export interface OperationManagerOptions {
+  /** Finished operations kept for status/await (default 500). */
+  readonly historyCount?: number;
+  /** Total output bytes kept in the history (default 32 MiB). */
+  readonly historyBytes?: number;
+  /** Receives errors thrown by completion listeners, which must not stop the other listeners. */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+interface Entry {
+  readonly id: string;
+  readonly tool: string;
+  readonly startedAt: Date;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+  status: OperationStatus;
+  finishedAt: Date | undefined;
+  result: OperationResult | undefined;
+  cancelReason: string | undefined;
+}
+
+export class OperationManager {
+  readonly #historyCount: number;
+  readonly #historyBytes: number;
+  readonly #onListenerError: (error: unknown) => void;
+  /** Running and finished operations in start order; finished ones are evicted oldest first. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<CompletionListener>();
+  readonly #prefix = randomBytes(3).toString('hex');
+  #counter = 0;
+  #historySize = 0;
+  #closed = false;
+
+  constructor(options: OperationManagerOptions = {}) {
+    this.#historyCount = options.historyCount ?? 500;
+    this.#historyBytes = options.historyBytes ?? 32 * 1024 * 1024;
+    this.#onListenerError = options.onListenerError ?? (() => undefined);
+  }
+
+  /** Starts `task` in the background and returns its operation at once. */
+  start(tool: string, task: OperationTask): OperationSnapshot {
+    if (this.#closed) throw new AhmaError('OPERATION_UNKNOWN', 'the engine is shutting down');
+    // Unique for the process's life: a per-process random prefix and a counter.
+    const id = `op_${this.#prefix}_${String(++this.#counter)}`;
+    const controller = new AbortController();
+    let finish: () => void = () => undefined;
+    const entry: Entry = {
+      id,
+      tool,
+      startedAt: new Date(),
+      controller,
+      done: new Promise((resolve) => (finish = resolve)),
+      status: 'running',
+      finishedAt: undefined,
+      result: undefined,
+      cancelReason: undefined,
+    };
+    this.#entries.set(id, entry);
+    void task(controller.signal, id)
+      .catch((error: unknown) => failure(error, entry.startedAt))
+      .then((result) => {
+        entry.result = result;
+        entry.status = result.status;
+        entry.finishedAt = new Date();
+        this.#historySize += Buffer.byteLength(result.output);
+        this.#evict();
+        finish();
+        const snapshot = toSnapshot(entry);
+        for (const listener of this.#listeners) {
+          try {
+            listener(snapshot);
+          } catch (error) {
+            this.#onListenerError(error);
+          }
+        }
+      });
+    return toSnapshot(entry);
+  }
+
+  /** Subscribes to completions; returns the unsubscribe function. */
+  onComplete(listener: CompletionListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Non-blocking snapshot of the named operations, or of every known one. */
+  status(ids?: readonly string[]): OperationSnapshot[] {
+    return this.#select(ids).map(toSnapshot);
+  }
+
+  /**
+   * Waits until the named operations (or, without ids, all running ones) have finished, or the
+   * timeout passes, or `signal` aborts; returns their snapshots either way.
+   */
+  async await(
+    ids?: readonly string[],
+    timeoutMs?: number,
+    signal?: AbortSignal,
+  ): Promise<OperationSnapshot[]> {
+    const entries =
+      ids === undefined
+        ? [...this.#entries.values()].filter((e) => e.status === 'running')
+        : this.#select(ids);
+    const waits: Promise<unknown>[] = [Promise.all(entries.map((entry) => entry.done))];
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    if (timeoutMs !== undefined) {
+      waits.push(new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))));
+    }
+    if (signal !== undefined) {
+      waits.push(
+        new Promise<void>((resolve) => {
+          onAbort = () => resolve();
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      );
+    }
+    await Promise.race(waits);
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+    return entries.map(toSnapshot);
+  }
+
+  /** Kills the operation's processes and marks it cancelled; false when it had already finished. */
+  cancel(id: string, reason?: string): boolean {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) throw unknown(id);
+    if (entry.status !== 'running') return false;
+    entry.cancelReason = reason;
+    entry.controller.abort(new Error(reason ?? 'cancelled'));
+    return true;
+  }
+
+  /** Cancels everything running and waits for it to end; no new operation starts afterwards. */
+  async shutdown(): Promise<void> {
+    this.#closed = true;
+    const running = [...this.#entries.values()].filter((entry) => entry.status === 'running');
+    for (const entry of running) entry.controller.abort(new Error('the server is shutting down'));
+    await Promise.all(running.map((entry) => entry.done));
+  }
+
+  #select(ids: readonly string[] | undefined): Entry[] {
+    if (ids === undefined) return [...this.#entries.values()];
+    return ids.map((id) => {
+      const entry = this.#entries.get(id);
+      if (entry === undefined) throw unknown(id);
+      return entry;
+    });
+  }
+
+  /** Drops the oldest finished operations beyond the history bounds. */
+  #evict(): void {
+    let finished = [...this.#entries.values()].filter((entry) => entry.status !== 'running').length;
+    for (const entry of this.#entries.values()) {
+      if (finished <= this.#historyCount && this.#historySize <= this.#historyBytes) return;
+      if (entry.status === 'running') continue;
+      this.#entries.delete(entry.id);
+      this.#historySize -= Buffer.byteLength(entry.result?.output ?? '');
+      finished--;
+    }
+  }
+}
+
+function toSnapshot(entry: Entry): OperationSnapshot {
+  return {
+    id: entry.id,
+    tool: entry.tool,
+    status: entry.status,
+    startedAt: entry.startedAt,
+    finishedAt: entry.finishedAt,
+    result: entry.result,
+    cancelReason: entry.cancelReason,
+  };
+}
+
+function unknown(id: string): AhmaError {
+  return new AhmaError(
+    'OPERATION_UNKNOWN',
+    `no operation "${id}": it never existed or has left the bounded history`,
+  );
+}
+
+/** A task that threw (a bug or a refused argument) still ends as a failed operation. */
+function failure(error: unknown, startedAt: Date): OperationResult {
+  return {
+    status: 'failed',
+    exitCode: null,
+    signal: null,
+    output: error instanceof Error ? error.message : String(error),
+    truncated: false,
+    fullOutputPath: undefined,
+    durationMs: Date.now() - startedAt.getTime(),
+    timedOut: false,
+    cancelled: false,
+  };
+}

@@ -1,0 +1,187 @@
+// Runs one command in the sandbox and returns one result shape for every outcome (SPEC §3).
+// The command runs in its own process group under the sandbox helper, which supervises the whole
+// process tree; a timeout or cancel terminates that tree (SIGTERM, then SIGKILL after a grace).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { AhmaError } from '../errors.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { Environment } from './environment.js';
+import { OutputCollector, type OutputLimits } from './output.js';
+import { runningChild, type RunningCommand } from './running-command.js';
+import type { ShellPool } from './shell-pool.js';
+
+export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
+
+/** What to run: a program with its arguments, or a script for `bash -c` (sandboxed_shell only). */
+export type Command =
+  | { readonly kind: 'argv'; readonly argv: readonly string[] }
+  | { readonly kind: 'shell'; readonly script: string };
+
+export interface ExecutionRequest {
+  readonly command: Command;
+  /** Real path of the working directory, inside the scope. */
+  readonly cwd: string;
+  readonly timeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+  /** Base name of the full-output log file, if the output is truncated (an operation id). */
+  readonly logName: string;
+}
+
+export interface ExecutionResult {
+  readonly status: ExecutionStatus;
+  /** The exit code, or null when the command died from a signal or never started. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Merged stdout and stderr, bounded, ANSI stripped. */
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly fullOutputPath: string | undefined;
+  readonly durationMs: number;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+}
+
+export interface ExecutorOptions {
+  readonly sandbox: Sandbox;
+  readonly env: Environment;
+  readonly limits: OutputLimits;
+  /** Time between SIGTERM and SIGKILL when a command is stopped (default 2000 ms). */
+  readonly graceMs?: number;
+  /** Warm shells; without one every command is spawned directly. */
+  readonly pool?: ShellPool | undefined;
+}
+
+export const DEFAULT_GRACE_MS = 2000;
+
+/** The argv that runs a script: bash without startup files, so no user rc changes behaviour. */
+export function shellArgv(script: string): string[] {
+  return ['bash', '--noprofile', '--norc', '-c', script];
+}
+
+export class Executor {
+  readonly #options: ExecutorOptions;
+
+  constructor(options: ExecutorOptions) {
+    this.#options = options;
+  }
+
+  get sandbox(): Sandbox {
+    return this.#options.sandbox;
+  }
+
+  /** Runs the command to its end; never rejects for the command's own failure. */
+  async run(request: ExecutionRequest): Promise<ExecutionResult> {
+    assertNoNul(request.command);
+    const started = performance.now();
+    if (request.signal?.aborted === true) return cancelledBeforeStart(started);
+    const running =
+      this.#options.pool?.take(request.command, request.cwd) ?? runningChild(this.#spawn(request));
+    return this.#supervise(running, request, started);
+  }
+
+  #spawn(request: ExecutionRequest): ChildProcess {
+    const argv =
+      request.command.kind === 'argv' ? request.command.argv : shellArgv(request.command.script);
+    const { file, args } = this.#options.sandbox.wrap(argv);
+    return spawn(file, args, {
+      cwd: request.cwd,
+      env: this.#options.env,
+      // stdin is /dev/null; the helper merges the command's stderr into stdout, and its own
+      // messages arrive on stderr.
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A new session and process group: no controlling terminal (a password prompt fails at
+      // once) and one group to signal.
+      detached: true,
+    });
+  }
+
+  async #supervise(
+    running: RunningCommand,
+    request: ExecutionRequest,
+    started: number,
+  ): Promise<ExecutionResult> {
+    const graceMs = this.#options.graceMs ?? DEFAULT_GRACE_MS;
+    const collector = new OutputCollector(this.#options.limits, request.logName);
+    let timedOut = false;
+    let cancelled = false;
+    let backstop: NodeJS.Timeout | undefined;
+
+    const terminate = () => {
+      running.terminate('SIGTERM');
+      // The helper escalates to SIGKILL itself after the grace; this covers a helper that cannot.
+      backstop ??= setTimeout(() => running.terminate('SIGKILL'), graceMs + 1000);
+    };
+    const timer =
+      request.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            terminate();
+          }, request.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      terminate();
+    };
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+
+    running.onOutput((chunk) => {
+      if (!collector.push(chunk)) {
+        running.pause();
+        void collector.drained().then(() => running.resume());
+      }
+    });
+
+    const exit = await running.exit;
+    clearTimeout(timer);
+    clearTimeout(backstop);
+    request.signal?.removeEventListener('abort', onAbort);
+    const collected = await collector.finish();
+    return {
+      status: timedOut
+        ? 'timed_out'
+        : cancelled
+          ? 'cancelled'
+          : exit.code === 0 && exit.error === undefined
+            ? 'completed'
+            : 'failed',
+      exitCode: exit.code,
+      signal: exit.signal,
+      output:
+        exit.error === undefined
+          ? collected.output
+          : `${collected.output}ahma: could not run the command: ${exit.error.message}\n`,
+      truncated: collected.truncated,
+      fullOutputPath: collected.fullOutputPath,
+      durationMs: performance.now() - started,
+      timedOut,
+      cancelled,
+    };
+  }
+}
+
+function assertNoNul(command: Command): void {
+  const values = command.kind === 'argv' ? command.argv : [command.script];
+  if (values.length === 0 || values[0] === '') {
+    throw new AhmaError('ARGV_INVALID', 'the command is empty');
+  }
+  if (values.some((value) => value.includes('\0'))) {
+    throw new AhmaError(
+      'ARGV_INVALID',
+      'an argument contains a NUL byte, which no program can receive',
+    );
+  }
+}
+
+function cancelledBeforeStart(started: number): ExecutionResult {
+  return {
+    status: 'cancelled',
+    exitCode: null,
+    signal: null,
+    output: '',
+    truncated: false,
+    fullOutputPath: undefined,
+    durationMs: performance.now() - started,
+    timedOut: false,
+    cancelled: true,
+  };
+}

@@ -1,0 +1,65 @@
+// A command that is running, whether spawned directly or handed to a warm shell of the pool: its
+// output in order, a way to stop it, and its end. The executor supervises both the same way.
+import type { ChildProcess } from 'node:child_process';
+
+export interface ExitStatus {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Set when the command could not be started or its runner failed. */
+  readonly error?: Error;
+}
+
+export interface RunningCommand {
+  /** Receives the merged output in order; set once, right after the command is created. */
+  onOutput(handler: (chunk: Buffer) => void): void;
+  /** Flow control: stop delivering output until resume(). */
+  pause(): void;
+  resume(): void;
+  /** Signals the command's whole process tree (the sandbox helper handles the grace). */
+  terminate(signal: NodeJS.Signals): void;
+  /** Settles once the command and every process it started are gone, and all output delivered. */
+  readonly exit: Promise<ExitStatus>;
+}
+
+/** Wraps a directly spawned sandbox helper (its own process group, see executor.ts). */
+export function runningChild(child: ChildProcess): RunningCommand {
+  const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
+  const exit = new Promise<ExitStatus>((resolve) => {
+    let error: Error | undefined;
+    let exitWatch: NodeJS.Timeout | undefined;
+    child.once('error', (cause) => {
+      error = cause;
+    });
+    child.once('exit', () => {
+      // The helper exits only after its whole tree is gone, so the pipes close at once; should a
+      // stray descriptor keep one open, stop reading rather than hang.
+      exitWatch = setTimeout(() => {
+        for (const stream of streams) stream.destroy();
+      }, 1000);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(exitWatch);
+      resolve(error === undefined ? { code, signal } : { code, signal, error });
+    });
+  });
+  return {
+    onOutput: (handler) => {
+      for (const stream of streams) stream.on('data', handler);
+    },
+    pause: () => {
+      for (const stream of streams) stream.pause();
+    },
+    resume: () => {
+      for (const stream of streams) stream.resume();
+    },
+    terminate: (signal) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        child.kill(signal);
+      }
+    },
+    exit,
+  };
+}

@@ -1,0 +1,259 @@
+// The pre-warmed shell pool (R4.1, SPEC §5). Spawning from Node costs milliseconds and grows with the
+// server's memory, so Node spawns nothing per command: one long-lived, already sandboxed helper (the
+// zygote, `ahma-sandbox --pool N`) keeps N warm shells and forks replacements itself. Each warm shell
+// serves exactly one command and exits, so nothing (cd, variables, `exit`, background jobs) leaks
+// into the next, and each runs under its own supervisor and process group.
+//
+// Node and the zygote talk in frames: type (u8), id (u32 LE), length (u32 LE), payload.
+//   → 'R' run: cwd NUL mode NUL word NUL …   (mode "argv" or "shell"; never parsed by a shell
+//             except the one script of a sandboxed_shell call)
+//   → 'K' kill: one byte, the signal number
+//   ← 'S' started: u32 supervisor pid   ← 'O' output bytes   ← 'E' error text
+//   ← 'X' exit: i32 code (−1 when signalled), i32 signal number; sent after all of the output.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
+import type { CommandLine, Sandbox } from '../sandbox/sandbox.js';
+import type { Environment } from './environment.js';
+import type { Command } from './executor.js';
+import type { ExitStatus, RunningCommand } from './running-command.js';
+
+export interface ShellPoolOptions {
+  readonly sandbox: Sandbox;
+  readonly env: Environment;
+  /** Warm shells kept ready (default 2). */
+  readonly size?: number;
+  /** Idle time after which the zygote and its warm shells are stopped (default 5 minutes). */
+  readonly idleMs?: number;
+}
+
+export interface ShellPoolStats {
+  /** Commands handed to the zygote. */
+  readonly pooled: number;
+  /** Commands that found no running zygote (and were spawned directly). */
+  readonly direct: number;
+  /** Zygotes started over the pool's life. */
+  readonly starts: number;
+  /** Why pooling stopped, when it gave up (commands are then spawned directly). */
+  readonly disabledReason: string | undefined;
+  /** The running zygote's pid, if one runs. */
+  readonly zygotePid: number | undefined;
+}
+
+export const DEFAULT_POOL_SIZE = 2;
+export const DEFAULT_POOL_IDLE_MS = 5 * 60 * 1000;
+
+const HEADER_BYTES = 9;
+/** Zygotes that die on their own in a row before the pool stops restarting them. */
+const MAX_CRASHES = 3;
+
+interface Pending {
+  handler: ((chunk: Buffer) => void) | undefined;
+  buffered: Buffer[];
+  resolve: (status: ExitStatus) => void;
+}
+
+export class ShellPool {
+  readonly #options: ShellPoolOptions;
+  readonly #size: number;
+  readonly #idleMs: number;
+  readonly #pending = new Map<number, Pending>();
+  #zygote: ChildProcess | undefined;
+  #inbox: Buffer = Buffer.alloc(0);
+  #nextId = 0;
+  #crashes = 0;
+  #paused = 0;
+  #closed = false;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #stats = { pooled: 0, direct: 0, starts: 0, disabledReason: undefined as string | undefined };
+
+  constructor(options: ShellPoolOptions) {
+    this.#options = options;
+    this.#size = options.size ?? DEFAULT_POOL_SIZE;
+    this.#idleMs = options.idleMs ?? DEFAULT_POOL_IDLE_MS;
+  }
+
+  get stats(): ShellPoolStats {
+    return { ...this.#stats, zygotePid: this.#zygote?.pid };
+  }
+
+  /** Starts the zygote ahead of demand (a no-op when it runs or pooling is unavailable). */
+  start(): void {
+    if (this.#zygote !== undefined || this.#closed || this.#stats.disabledReason !== undefined)
+      return;
+    const line = this.#options.sandbox.poolCommand(this.#size);
+    if (line === undefined) {
+      this.#stats.disabledReason = 'this platform has no pool zygote';
+      return;
+    }
+    this.#spawnZygote(line);
+  }
+
+  /**
+   * Hands `command` to a warm shell, or returns undefined when the zygote is not running (the caller
+   * spawns directly, and the zygote is started for the next command).
+   */
+  take(command: Command, cwd: string): RunningCommand | undefined {
+    this.#armIdleTimer();
+    const zygote = this.#zygote;
+    if (zygote === undefined || zygote.stdin === null) {
+      this.#stats.direct++;
+      setImmediate(() => this.start());
+      return undefined;
+    }
+    this.#stats.pooled++;
+    const id = (this.#nextId = (this.#nextId + 1) >>> 0);
+    const fields = command.kind === 'argv' ? ['argv', ...command.argv] : ['shell', command.script];
+    zygote.stdin.write(frame('R', id, Buffer.from(`${[cwd, ...fields].join('\0')}\0`)));
+    let resolveExit: (status: ExitStatus) => void = () => undefined;
+    const exit = new Promise<ExitStatus>((resolve) => (resolveExit = resolve));
+    const pending: Pending = { handler: undefined, buffered: [], resolve: resolveExit };
+    this.#pending.set(id, pending);
+    return {
+      onOutput: (handler) => {
+        pending.handler = handler;
+        for (const chunk of pending.buffered.splice(0)) handler(chunk);
+      },
+      // Output of every pooled command shares the zygote's pipe: pausing one pauses all briefly.
+      pause: () => {
+        if (this.#paused++ === 0) this.#zygote?.stdout?.pause();
+      },
+      resume: () => {
+        if (--this.#paused === 0) this.#zygote?.stdout?.resume();
+      },
+      terminate: (signal) => {
+        if (this.#pending.has(id)) {
+          this.#zygote?.stdin?.write(frame('K', id, Buffer.from([constants.signals[signal]])));
+        }
+      },
+      exit,
+    };
+  }
+
+  /** Stops the zygote (its warm shells and any running pooled command end with it). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#idleTimer);
+    await this.#stopZygote();
+  }
+
+  #spawnZygote(line: CommandLine): void {
+    const { sandbox, env } = this.#options;
+    const zygote = spawn(line.file, line.args, {
+      cwd: sandbox.scope,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.#stats.starts++;
+    this.#zygote = zygote;
+    this.#inbox = Buffer.alloc(0);
+    const startedAt = Date.now();
+    zygote.stdin?.on('error', () => undefined);
+    // Its diagnostics are not protocol; read them so the pipe never fills.
+    zygote.stderr?.resume();
+    zygote.stdout?.on('data', (chunk: Buffer) => this.#receive(chunk));
+    zygote.once('error', () => undefined);
+    zygote.once('close', () => {
+      // #stopZygote forgets the zygote first, so still being current means it died on its own.
+      const died = this.#zygote === zygote;
+      if (died) this.#zygote = undefined;
+      this.#paused = 0;
+      for (const [id, pending] of this.#pending) {
+        this.#pending.delete(id);
+        pending.resolve({
+          code: null,
+          signal: null,
+          error: new Error('the shell pool stopped while the command ran'),
+        });
+      }
+      if (!died) return;
+      // A zygote that dies young, again and again, is broken: stop trying and spawn directly.
+      this.#crashes = Date.now() - startedAt < 10_000 ? this.#crashes + 1 : 0;
+      if (this.#crashes >= MAX_CRASHES) {
+        this.#stats.disabledReason = `the pool zygote died ${String(MAX_CRASHES)} times in a row`;
+      }
+    });
+    this.#armIdleTimer();
+  }
+
+  #receive(chunk: Buffer): void {
+    this.#inbox = this.#inbox.length === 0 ? chunk : Buffer.concat([this.#inbox, chunk]);
+    while (this.#inbox.length >= HEADER_BYTES) {
+      const length = this.#inbox.readUInt32LE(5);
+      if (this.#inbox.length < HEADER_BYTES + length) return;
+      const type = String.fromCharCode(this.#inbox[0] ?? 0);
+      const id = this.#inbox.readUInt32LE(1);
+      const payload = this.#inbox.subarray(HEADER_BYTES, HEADER_BYTES + length);
+      this.#inbox = this.#inbox.subarray(HEADER_BYTES + length);
+      this.#dispatch(type, id, payload);
+    }
+  }
+
+  #dispatch(type: string, id: number, payload: Buffer): void {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    switch (type) {
+      case 'O': {
+        // Copy: the payload is a view into the inbox buffer, which is reused.
+        const chunk = Buffer.from(payload);
+        if (pending.handler === undefined) pending.buffered.push(chunk);
+        else pending.handler(chunk);
+        return;
+      }
+      case 'X': {
+        this.#pending.delete(id);
+        const code = payload.readInt32LE(0);
+        const signal = signalName(payload.readInt32LE(4));
+        pending.resolve({ code: code < 0 ? null : code, signal });
+        return;
+      }
+      case 'E':
+        this.#pending.delete(id);
+        pending.resolve({ code: null, signal: null, error: new Error(payload.toString('utf8')) });
+        return;
+      default:
+        // 'S' (started) needs no action: commands are stopped through the zygote by id.
+        return;
+    }
+  }
+
+  /** An idle pool is reaped: warm shells hold processes and memory nobody is using. */
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer);
+    if (this.#closed) return;
+    this.#idleTimer = setTimeout(() => {
+      if (this.#pending.size === 0) void this.#stopZygote();
+      else this.#armIdleTimer();
+    }, this.#idleMs);
+    this.#idleTimer.unref();
+  }
+
+  /** Ends the zygote's input, which makes it stop its shells and exit; waits for that. */
+  async #stopZygote(): Promise<void> {
+    const zygote = this.#zygote;
+    if (zygote === undefined) return;
+    this.#zygote = undefined;
+    if (zygote.exitCode !== null || zygote.signalCode !== null) return;
+    const closed = new Promise((resolve) => zygote.once('close', resolve));
+    zygote.stdin?.end();
+    const force = setTimeout(() => {
+      if (zygote.pid !== undefined) process.kill(zygote.pid, 'SIGTERM');
+    }, 5000);
+    await closed;
+    clearTimeout(force);
+  }
+}
+
+function frame(type: 'R' | 'K', id: number, payload: Buffer): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.write(type, 0, 'latin1');
+  header.writeUInt32LE(id, 1);
+  header.writeUInt32LE(payload.length, 5);
+  return Buffer.concat([header, payload]);
+}
+
+function signalName(number: number): NodeJS.Signals | null {
+  if (number === 0) return null;
+  const entry = Object.entries(constants.signals).find(([, value]) => value === number);
+  return (entry?.[0] as NodeJS.Signals | undefined) ?? null;
+}

@@ -1,0 +1,45 @@
+// Where the compiled Landlock exec helper (native/ahma-sandbox.c, built into dist/native) lives,
+// and how to ask it which Landlock ABI the kernel offers.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** Exit code of `ahma-sandbox` (and of --probe) when Landlock is unavailable (EX_CONFIG). */
+export const LANDLOCK_UNAVAILABLE_EXIT = 78;
+
+/**
+ * The helper binary's path. Core runs bundled from dist/ (dist/native beside it) or, in tests,
+ * from src/sandbox (dist/native two levels up).
+ */
+export function defaultHelperPath(): string {
+  const candidates = [
+    new URL('./native/ahma-sandbox', import.meta.url),
+    new URL('../../dist/native/ahma-sandbox', import.meta.url),
+  ].map((url) => fileURLToPath(url));
+  return candidates.find((path) => existsSync(path)) ?? candidates[0] ?? 'ahma-sandbox';
+}
+
+export type ProbeResult =
+  | { readonly available: true; readonly abi: number }
+  | { readonly available: false; readonly reason: string };
+
+/** Runs `ahma-sandbox --probe`: the Landlock ABI, or why Landlock cannot be used. */
+export function probeLandlock(helperPath: string): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    execFile(helperPath, ['--probe'], { timeout: 10_000 }, (error, stdout, stderr) => {
+      const abi = /^landlock-abi=(\d+)$/m.exec(stdout)?.[1];
+      if (error === null && abi !== undefined) {
+        resolve({ available: true, abi: Number(abi) });
+        return;
+      }
+      const code = (error as { code?: unknown } | null)?.code;
+      const reason =
+        code === 'ENOENT'
+          ? `the sandbox helper ${helperPath} is missing: build @ahma/core (pnpm build), which compiles it with cc`
+          : code === 'EACCES'
+            ? `the sandbox helper ${helperPath} is not executable`
+            : stderr.trim() || `the sandbox helper failed (${String(error?.message)})`;
+      resolve({ available: false, reason });
+    });
+  });
+}

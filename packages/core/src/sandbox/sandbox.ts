@@ -1,0 +1,148 @@
+// The sandbox every command runs in (R7): which mechanism, which paths are writable, and how a
+// command line is wrapped. Created once per scope, after probing the mechanism; there is no silent
+// fallback to running unconfined.
+import { mkdir, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AhmaError } from '../errors.js';
+import { defaultHelperPath, probeLandlock } from './helper-binary.js';
+import { seatbeltArgv, SANDBOX_EXEC } from './seatbelt.js';
+
+export type SandboxMechanism = 'landlock' | 'seatbelt' | 'none';
+
+export interface SandboxOptions {
+  /** The real path of the sandbox scope. */
+  readonly scope: string;
+  /** More directories commands may write to (caches such as a shared npm cache). */
+  readonly extraWritable?: readonly string[];
+  /** Let commands write to the temp directory (default true). */
+  readonly writableTemp?: boolean;
+  /** Skip the seccomp filter that refuses unix-socket connections (Linux). */
+  readonly allowUnixSockets?: boolean;
+  /** --no-sandbox: run unconfined (for trusted environments; the caller must warn loudly). */
+  readonly disabled?: boolean;
+  /** Where the per-server caches go (default: a directory under the temp dir). */
+  readonly cacheRoot?: string;
+  /** Time the helper gives a stopped process tree between SIGTERM and SIGKILL (default 2000). */
+  readonly graceMs?: number;
+  readonly platform?: NodeJS.Platform;
+  readonly helperPath?: string;
+}
+
+export interface Sandbox {
+  readonly mechanism: SandboxMechanism;
+  readonly scope: string;
+  /** Every directory commands may write to (real paths). */
+  readonly writable: readonly string[];
+  /** The per-server directory the HOME caches are redirected into. */
+  readonly cacheRoot: string;
+  /** Landlock ABI, on Linux. */
+  readonly abi: number | undefined;
+  /** Things the operator should know (running as root, running unconfined). */
+  readonly warnings: readonly string[];
+  /** The program and arguments that run `argv` confined (and supervised, on Linux). */
+  wrap(argv: readonly string[]): CommandLine;
+  /** The command line of the shell-pool zygote keeping `size` warm shells, where supported. */
+  poolCommand(size: number): CommandLine | undefined;
+}
+
+export interface CommandLine {
+  readonly file: string;
+  readonly args: string[];
+}
+
+const FIX_LINUX = [
+  'Ahma confines every command with Landlock and will not run commands unconfined.',
+  'To fix: use Linux 5.13 or newer built with CONFIG_SECURITY_LANDLOCK=y; make sure "landlock" is in',
+  "the kernel's lsm= boot parameter (check: cat /sys/kernel/security/lsm); in a container, allow the",
+  'landlock_* syscalls in its seccomp profile. On Windows, run Ahma inside WSL2.',
+  'In a trusted, disposable environment only, --no-sandbox runs commands unconfined.',
+].join('\n');
+
+/** Probes the mechanism and builds the sandbox, or throws SANDBOX_UNAVAILABLE explaining the fix. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const platform = options.platform ?? process.platform;
+  const helperPath = options.helperPath ?? defaultHelperPath();
+  const cacheRoot = options.cacheRoot ?? join(tmpdir(), `ahma-cache-${String(process.pid)}`);
+  await mkdir(cacheRoot, { recursive: true });
+  const writable = await realPaths([
+    options.scope,
+    ...(options.writableTemp === false ? [] : [tmpdir()]),
+    cacheRoot,
+    ...(options.extraWritable ?? []),
+  ]);
+  const warnings: string[] = [];
+  if (process.getuid?.() === 0) {
+    warnings.push(
+      'running as root: the sandbox confines writes, but root can still change ownership and permissions outside the scope',
+    );
+  }
+  const base = { scope: options.scope, writable, cacheRoot: await realpath(cacheRoot) };
+
+  const grace = ['--grace-ms', String(options.graceMs ?? 2000)];
+  // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote.
+  const linuxHelper = (flags: readonly string[]) => ({
+    wrap: (argv: readonly string[]) => ({ file: helperPath, args: [...flags, '--', ...argv] }),
+    poolCommand: (size: number) => ({
+      file: helperPath,
+      args: [...flags, '--pool', String(size), '--'],
+    }),
+  });
+
+  if (options.disabled === true) {
+    warnings.push('--no-sandbox: commands run UNCONFINED and can write anywhere this user can');
+    const unconfined = {
+      ...base,
+      mechanism: 'none' as const,
+      abi: undefined,
+      warnings,
+    };
+    // On Linux the helper still supervises the process tree (no orphans), without confinement.
+    if (platform === 'linux') return { ...unconfined, ...linuxHelper(['--unconfined', ...grace]) };
+    return {
+      ...unconfined,
+      wrap: (argv) => ({ file: '/bin/sh', args: ['-c', 'exec "$@" 2>&1', 'sh', ...argv] }),
+      poolCommand: () => undefined,
+    };
+  }
+
+  if (platform === 'linux') {
+    const probe = await probeLandlock(helperPath);
+    if (!probe.available) {
+      throw new AhmaError(
+        'SANDBOX_UNAVAILABLE',
+        `Landlock is unavailable: ${probe.reason}\n${FIX_LINUX}`,
+      );
+    }
+    const flags = [
+      ...writable.flatMap((path) => ['--rw', path]),
+      ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
+      ...grace,
+    ];
+    return { ...base, mechanism: 'landlock', abi: probe.abi, warnings, ...linuxHelper(flags) };
+  }
+
+  if (platform === 'darwin') {
+    return {
+      ...base,
+      mechanism: 'seatbelt',
+      abi: undefined,
+      warnings,
+      wrap: (argv) => {
+        const [file = SANDBOX_EXEC, ...args] = seatbeltArgv(writable, argv);
+        return { file, args };
+      },
+      poolCommand: () => undefined,
+    };
+  }
+
+  throw new AhmaError(
+    'SANDBOX_UNAVAILABLE',
+    `no sandbox mechanism for platform "${platform}": Ahma supports Linux (Landlock) and macOS (Seatbelt). On Windows, run it inside WSL2.`,
+  );
+}
+
+async function realPaths(paths: readonly string[]): Promise<string[]> {
+  const real = await Promise.all(paths.map((path) => realpath(path)));
+  return [...new Set(real)];
+}
