@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEngine } from '../packages/core/dist/index.js';
+import { createEngine } from '@ahma/core';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {

@@ -30,12 +30,12 @@
  * Pool mode (SPEC §5, R4.1) turns the helper into a "zygote": sandboxed once, it forks every
  * command itself, so the server spawns nothing per command (a spawn from Node costs ~2 ms and
  * grows with Node's memory). A command runs in a unit: a supervisor S (its own session, a
- * subreaper, the same supervision as the one-command mode) and its child B. For a shell script, B
- * is one of N warm shells kept ready, blocked in `read <&3` until a request arrives; an argv
- * command gets a unit forked on the spot whose B executes it directly (a shell in between would
- * cost more than it saves). Each unit serves exactly one command, so no state (cd, variables,
- * `exit`, background jobs) leaks into the next one. See "pool zygote" below for the wire protocol
- * on stdin/stdout.
+ * subreaper, the same supervision as the one-command mode) and its child B. N units of each mode
+ * are forked ahead of demand, B blocked until a request arrives: for a shell script, B is a warm
+ * shell blocked in `read <&3`; for an argv command, B is a fork of the helper blocked in read(2),
+ * which then executes the command directly (a shell in between would cost more than it saves).
+ * Each unit serves exactly one command, so no state (cd, variables, `exit`, background jobs) leaks
+ * into the next one. See "pool zygote" below for the wire protocol on stdin/stdout.
  *
  * The Landlock ABI is declared here rather than taken from <linux/landlock.h>, so the helper builds
  * against old kernel headers and still uses every right of the running kernel.
@@ -65,7 +65,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -471,10 +470,14 @@ static void terminate_tree(void) {
     }
 }
 
-/* Ends this process the way the command ended: same exit code, or death by the same signal. */
+/*
+ * Ends this process the way the command ended: same exit code, or death by the same signal. The
+ * supervisor has no buffered output (stdio was flushed before the fork), so _exit: no exit
+ * handlers, and no copy-on-write faults in stdio's state on every command's way out.
+ */
 static void exit_like(int status) __attribute__((noreturn));
 static void exit_like(int status) {
-    if (WIFEXITED(status)) exit(WEXITSTATUS(status));
+    if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         struct rlimit no_core = {0, 0};
@@ -487,9 +490,9 @@ static void exit_like(int status) {
         sigaddset(&set, sig);
         sigprocmask(SIG_UNBLOCK, &set, NULL);
         raise(sig);
-        exit(128 + sig); /* a signal whose default action does not terminate */
+        _exit(128 + sig); /* a signal whose default action does not terminate */
     }
-    exit(EXIT_HELPER);
+    _exit(EXIT_HELPER);
 }
 
 /* Closes every descriptor in [lo, hi]. close_range(2) is Linux >= 5.9; older kernels loop. */
@@ -588,7 +591,7 @@ static void supervise(void) {
 
 /*
  * `--pool N`: the helper, sandboxed once, runs every command in a unit of its own and keeps N warm
- * shells ready for shell scripts; every fork inherits the sandbox. Wire protocol, both directions:
+ * units of each mode ready; every fork inherits the sandbox. Wire protocol, both directions:
  * frames of a 9-byte header (type: one ASCII byte; id: u32 little-endian, chosen by the server;
  * length: u32 little-endian) followed by `length` payload bytes.
  *
@@ -606,22 +609,28 @@ static void supervise(void) {
  *     E error    UTF-8 message; the id is finished
  *
  * Writes to stdout are complete: while the server does not read, the zygote waits (backpressure).
+ * The frames of one turn of the event loop are written together before it blocks again, so a
+ * command's last output and its X, when both are there, cost the server one wakeup.
  * stdin EOF, SIGTERM, SIGINT or SIGHUP (also PDEATHSIG when the server dies) shut the pool down:
  * SIGTERM to every supervisor, SIGKILL after grace + 1 s, then nothing of ours is left; exit 0.
  *
- * A unit: the zygote creates the pipe `out` (B's fds 1 and 2 -> zygote) and forks S, which takes a
- * session, becomes a subreaper, starts B and supervises it exactly like the one-command mode. What
- * B is depends on the mode:
- *   shell  a warm shell, `SHELL --noprofile --norc -c BOOTSTRAP`, started ahead of demand with
- *          a memfd `body` (B's fd 4) and a pipe `go` (zygote -> B's fd 3), blocked reading fd 3.
- *          The zygote writes the request payload into the memfd, then one NUL byte into the pipe:
- *          the shell reads the request from fd 4 in one `mapfile` and runs that one script. A
- *          memfd is seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte
- *          (~0.6 us a byte). The script's builtins run without any exec, so the warm shell saves
- *          its own start-up.
- *   argv   the command itself: the unit is forked on the spot (the zygote is small, a fork costs
- *          ~0.1 ms), and B changes to cwd and executes the words, with the same messages and exit
- *          codes as the one-command mode (125 cwd, 126 cannot execute, 127 not found).
+ * A unit: the zygote creates the pipe `out` (B's fds 1 and 2 -> zygote), a memfd `body` and a
+ * pipe `go` (zygote -> B), and forks S, which takes a session, becomes a subreaper, starts B and
+ * supervises it exactly like the one-command mode. B waits, blocked reading `go`, until the zygote
+ * hands it a request: the payload into the memfd, then one NUL byte into the pipe. N units of each
+ * mode are kept ready this way, so a request costs no fork on its way (~0.2 ms on the critical
+ * path): the oldest idle unit takes it, and its replacement is forked once S is sent. When none is
+ * idle, a unit is forked on the spot and handed the request at once. B depends on the mode:
+ *   shell  a warm shell, `SHELL --noprofile --norc -c BOOTSTRAP` (go on fd 3, body on fd 4): it
+ *          reads the request from fd 4 in one `mapfile` and runs that one script. A memfd is
+ *          seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte (~0.6 us
+ *          a byte). The script's builtins run without any exec, so the warm shell saves its own
+ *          start-up.
+ *   argv   a fork of the helper, its descriptors and signals already set up for the command: it
+ *          reads the request (go byte, memfd), changes to cwd and executes the words with the
+ *          same messages and exit codes as the one-command mode (125 cwd, 126 cannot execute,
+ *          127 not found). No shell in between: it would cost more than it saves.
+ * A B that gets EOF instead of the byte (the zygote died, or shuts down) exits 125.
  */
 #define POOL_MAX 64
 #define OUTPUT_CHUNK 65536
@@ -639,12 +648,16 @@ static const char bootstrap[] =
     "unset __ahma_go __ahma_req\n"
     "eval \"unset __ahma_script; $__ahma_script\"\n";
 
+enum mode { MODE_SHELL, MODE_ARGV, MODES };
+static const char *const warm_name[MODES] = {"warm shell", "warm argv unit"};
+
 struct unit {
-    pid_t pid;     /* the supervisor S */
-    int busy;      /* serving request `id` (else a warm shell waiting for its request) */
+    pid_t pid;      /* the supervisor S */
+    enum mode mode; /* what B is */
+    int busy;       /* serving request `id` (else warm: B waits for its request) */
     uint32_t id;
-    int go_w;      /* a warm shell's go pipe (zygote's end), -1 once handed over or none */
-    int body;      /* a warm shell's request memfd, -1 once handed over or none */
+    int go_w;      /* B's go pipe (zygote's end), -1 once handed over */
+    int body;      /* B's request memfd, -1 once handed over */
     int out_r;     /* zygote's end of the output pipe, -1 once at EOF */
     int reaped, status; /* S was reaped, with this wait status */
     int gone;           /* finished: freed at the end of the loop iteration */
@@ -656,9 +669,14 @@ static int pool_size;
 static const char *shell_path = "/bin/bash";
 static pid_t zygote_pid;
 static int sigfd = -1;
-static int stdin_open = 1, stdout_dead, got_term, sweep_needed, idle_deaths;
+static int stdin_open = 1, stdout_dead, got_term, sweep_needed;
+static int idle_deaths[MODES]; /* warm units of a mode that died (or failed to start) in a row */
 static int shutting_down, escalated;
 static int64_t kill_deadline, final_deadline;
+
+/* Frames not yet written: room for a full output chunk besides whatever is queued. */
+static unsigned char outq[2 * (FRAME_HEADER + OUTPUT_CHUNK)];
+static size_t outq_len;
 
 static void put_u32(unsigned char *p, uint32_t v) {
     p[0] = (unsigned char)v;
@@ -695,15 +713,19 @@ static void begin_shutdown(void) {
  * Reads every queued signal. SIGCHLD needs nothing here: the loop reaps before every poll(). A
  * termination request starts the shutdown at once (it writes no frame, so this is safe anywhere).
  */
-static void drain_signals(void) {
+static int drain_signals(void) {
     struct signalfd_siginfo info;
-    while (read(sigfd, &info, sizeof info) == (ssize_t)sizeof info)
+    int n = 0;
+    while (read(sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
+        n++;
         if (info.ssi_signo != SIGCHLD) got_term = 1;
+    }
     if (got_term) begin_shutdown();
+    return n;
 }
 
 /* Waits until stdout takes bytes again, noticing termination requests meanwhile. -1: give up. */
-static int wait_stdout_writable(void) {
+static int wait_stdout_writable(int *drained) {
     for (;;) {
         int timeout = -1;
         if (shutting_down) {
@@ -716,45 +738,57 @@ static int wait_stdout_writable(void) {
         int r = poll(p, 2, timeout);
         if (r < 0 && errno != EINTR) return -1;
         if (r <= 0) continue;
-        if (p[1].revents & POLLIN) drain_signals();
+        if ((p[1].revents & POLLIN) && drain_signals() > 0) *drained = 1;
         if (p[0].revents != 0) return 0;
     }
 }
 
-/* Writes one whole frame to stdout. Once stdout is gone, nothing more is written: we shut down. */
-static void send_frame(char type, uint32_t id, const void *payload, size_t len) {
+/*
+ * Writes the queued frames to stdout, completely. Once stdout is gone, nothing more is written:
+ * we shut down. Returns 1 when signals were read from the signalfd meanwhile (a SIGCHLD that
+ * poll() would no longer report).
+ */
+static int flush_frames(void) {
+    int drained = 0;
+    size_t done = 0;
+    while (done < outq_len && !stdout_dead) {
+        ssize_t n = write(STDOUT_FILENO, outq + done, outq_len - done);
+        if (n >= 0) {
+            done += (size_t)n;
+            continue;
+        }
+        int err = errno;
+        if (err == EINTR) continue;
+        if (err == EAGAIN && wait_stdout_writable(&drained) == 0) continue;
+        if (err != EPIPE && err != EAGAIN)
+            fprintf(stderr, PROG ": writing to stdout: %s\n", strerror(err));
+        stdout_dead = 1;
+        begin_shutdown();
+    }
+    outq_len = 0;
+    return drained;
+}
+
+/* Room for a frame of len payload bytes (len <= OUTPUT_CHUNK) at outq + outq_len. */
+static unsigned char *frame_space(size_t len) {
+    if (sizeof outq - outq_len < FRAME_HEADER + len) (void)flush_frames();
+    return outq + outq_len;
+}
+
+/* Queues the frame whose payload is already in place at outq + outq_len + FRAME_HEADER. */
+static void commit_frame(char type, uint32_t id, size_t len) {
     if (stdout_dead) return;
-    unsigned char header[FRAME_HEADER];
+    unsigned char *header = outq + outq_len;
     header[0] = (unsigned char)type;
     put_u32(header + 1, id);
     put_u32(header + 5, (uint32_t)len);
-    struct iovec iov[2] = {{.iov_base = header, .iov_len = sizeof header},
-                           {.iov_base = (void *)payload, .iov_len = len}};
-    struct iovec *v = iov;
-    int nv = len > 0 ? 2 : 1;
-    while (nv > 0) {
-        ssize_t n = writev(STDOUT_FILENO, v, nv);
-        if (n < 0) {
-            int err = errno;
-            if (err == EINTR) continue;
-            if (err == EAGAIN && wait_stdout_writable() == 0) continue;
-            if (err != EPIPE && err != EAGAIN)
-                fprintf(stderr, PROG ": writing to stdout: %s\n", strerror(err));
-            stdout_dead = 1;
-            begin_shutdown();
-            return;
-        }
-        size_t done = (size_t)n;
-        while (nv > 0 && done >= v->iov_len) {
-            done -= v->iov_len;
-            v++;
-            nv--;
-        }
-        if (nv > 0) {
-            v->iov_base = (char *)v->iov_base + done;
-            v->iov_len -= done;
-        }
-    }
+    outq_len += FRAME_HEADER + len;
+}
+
+/* Queues one frame (len <= OUTPUT_CHUNK); the loop writes the queue before it blocks. */
+static void send_frame(char type, uint32_t id, const void *payload, size_t len) {
+    memcpy(frame_space(len) + FRAME_HEADER, payload, len);
+    commit_frame(type, id, len);
 }
 
 static void send_error(uint32_t id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -787,12 +821,50 @@ static void finish_if_done(struct unit *u) {
 }
 
 /*
- * In the forked supervisor S: set up the unit, start B, supervise it. Never returns. B is the warm
- * shell (go_r and body become its fds 3 and 4) when argv is NULL, else argv run in cwd.
+ * B of an argv unit, in a forked child with stdout and stderr on the output pipe and signals
+ * reset: waits for the request (cwd NUL mode NUL word NUL ..., checked by the zygote), then
+ * executes it. Never returns.
  */
-static void run_unit(int go_r, int body, int out_w, const char *cwd, char *const argv[])
-    __attribute__((noreturn));
-static void run_unit(int go_r, int body, int out_w, const char *cwd, char *const argv[]) {
+static void run_argv(int go_r, int body) __attribute__((noreturn));
+static void run_argv(int go_r, int body) {
+    char go;
+    ssize_t n;
+    while ((n = read(go_r, &go, 1)) < 0 && errno == EINTR) {
+    }
+    struct stat st;
+    if (n != 1 || fstat(body, &st) != 0 || st.st_size <= 0 || st.st_size > MAX_PAYLOAD)
+        _exit(EXIT_HELPER); /* no request: the zygote is gone, or shuts down */
+    size_t len = (size_t)st.st_size, done = 0;
+    char *request = malloc(len + 1);
+    if (request == NULL) _exit(EXIT_HELPER);
+    while (done < len && (n = pread(body, request + done, len - done, (off_t)done)) != 0) {
+        if (n < 0 && errno != EINTR) _exit(EXIT_HELPER);
+        if (n > 0) done += (size_t)n;
+    }
+    request[done] = '\0';
+    close(go_r);
+    close(body);
+
+    const char *end = request + done, *cwd = request;
+    char *words = request + strlen(cwd) + 1;
+    if (words < end) words += strlen(words) + 1; /* the mode */
+    size_t count = 0;
+    for (const char *w = words; w < end; w += strlen(w) + 1) count++;
+    char **argv = malloc((count + 1) * sizeof *argv);
+    if (argv == NULL || count == 0) _exit(EXIT_HELPER);
+    count = 0;
+    for (char *w = words; w < end; w += strlen(w) + 1) argv[count++] = w;
+    argv[count] = NULL;
+    if (chdir(cwd) != 0) {
+        dprintf(STDERR_FILENO, PROG ": cannot change to %s: %s\n", cwd, strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    exec_command(argv);
+}
+
+/* In the forked supervisor S: set up the unit, start B, supervise it. Never returns. */
+static void run_unit(enum mode mode, int go_r, int body, int out_w) __attribute__((noreturn));
+static void run_unit(enum mode mode, int go_r, int body, int out_w) {
     /* First drop what belongs to the zygote (protocol channels, the signalfd, the other units'
      * descriptors): nothing of it may reach a command. */
     close_fds_except(go_r, body, out_w);
@@ -810,48 +882,48 @@ static void run_unit(int go_r, int body, int out_w, const char *cwd, char *const
     }
     if (getppid() != zygote_pid) _exit(EXIT_HELPER); /* the zygote is already gone */
 
-    /*
-     * vfork: B borrows S's memory until it executes (~0.1 ms less than a fork). That is safe here:
-     * S is single-threaded and installs no signal handler (its signals are blocked or default),
-     * and B only makes system calls on its own descriptors and signal state, then executes or
-     * calls _exit, never returning from this function.
-     */
-    main_pid = vfork();
+    if (mode == MODE_ARGV) {
+        /* A fork, not a vfork: B waits for its request, in memory of its own. */
+        main_pid = fork();
+        if (main_pid == 0) {
+            /* stdin is /dev/null already; stdout and stderr are one stream. */
+            (void)dup2(out_w, STDOUT_FILENO);
+            (void)dup2(out_w, STDERR_FILENO);
+            close_fds_except(go_r, body, -1);
+            reset_signals();
+            run_argv(go_r, body);
+        }
+    } else {
+        /*
+         * vfork: B borrows S's memory until it executes (~0.1 ms less than a fork). That is safe
+         * here: S is single-threaded and installs no signal handler (its signals are blocked or
+         * default), and B only makes system calls on its own descriptors and signal state, then
+         * executes or calls _exit, never returning from this function.
+         */
+        main_pid = vfork();
+        if (main_pid == 0) {
+            (void)dup2(out_w, STDOUT_FILENO);
+            (void)dup2(out_w, STDERR_FILENO);
+            /* The warm shell: go pipe on fd 3, request memfd on fd 4 (via fds >= 5: no clash). */
+            (void)dup2(fcntl(go_r, F_DUPFD, 5), 3);
+            (void)dup2(fcntl(body, F_DUPFD, 5), 4);
+            close_fd_range(5, ~0U);
+            reset_signals();
+            char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
+                                  (char *)bootstrap, NULL};
+            exec_command(args);
+        }
+    }
     if (main_pid < 0) {
         dprintf(out_w, PROG ": fork: %s\n", strerror(errno));
         _exit(EXIT_HELPER);
-    }
-    if (main_pid == 0) {
-        /* stdin is /dev/null already; stdout and stderr are one stream. */
-        (void)dup2(out_w, STDOUT_FILENO);
-        (void)dup2(out_w, STDERR_FILENO);
-        if (argv != NULL) {
-            close_inherited_fds();
-            reset_signals();
-            if (chdir(cwd) != 0) {
-                dprintf(STDERR_FILENO, PROG ": cannot change to %s: %s\n", cwd, strerror(errno));
-                _exit(EXIT_HELPER);
-            }
-            exec_command(argv);
-        }
-        /* The warm shell: go pipe on fd 3, request memfd on fd 4 (via fds >= 5: no clash). */
-        (void)dup2(fcntl(go_r, F_DUPFD, 5), 3);
-        (void)dup2(fcntl(body, F_DUPFD, 5), 4);
-        close_fd_range(5, ~0U);
-        reset_signals();
-        char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c", (char *)bootstrap,
-                              NULL};
-        exec_command(args);
     }
     close_inherited_fds();
     supervise();
 }
 
-/*
- * Forks a new unit: a warm shell, idle until it is handed a request (argv NULL), or argv run in
- * cwd at once (the caller marks it busy). NULL with errno on failure.
- */
-static struct unit *spawn_unit(const char *cwd, char *const argv[]) {
+/* Forks a new unit whose B waits for its request. NULL with errno on failure. */
+static struct unit *spawn_unit(enum mode mode) {
     if (nunits == units_cap) {
         size_t cap = units_cap ? units_cap * 2 : 16;
         struct unit **grown = realloc(units, cap * sizeof *units);
@@ -863,11 +935,9 @@ static struct unit *spawn_unit(const char *cwd, char *const argv[]) {
     if (u == NULL) return NULL;
     int go[2] = {-1, -1}, body = -1, out[2] = {-1, -1};
     pid_t pid = -1;
-    int ready = argv != NULL || /* a warm shell also needs its request memfd and go pipe */
-                ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 &&
-                 pipe2(go, O_CLOEXEC) == 0);
-    if (ready && pipe2(out, O_CLOEXEC) == 0 && (pid = fork()) == 0)
-        run_unit(go[0], body, out[1], cwd, argv);
+    if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
+        pipe2(out, O_CLOEXEC) == 0 && (pid = fork()) == 0)
+        run_unit(mode, go[0], body, out[1]);
     int err = errno;
     close_fd(&go[0]);
     close_fd(&out[1]);
@@ -880,33 +950,38 @@ static struct unit *spawn_unit(const char *cwd, char *const argv[]) {
         return NULL;
     }
     (void)fcntl(out[0], F_SETFL, O_NONBLOCK); /* the zygote's end only: B writes normally */
-    *u = (struct unit){.pid = pid, .go_w = go[1], .body = body, .out_r = out[0]};
+    *u = (struct unit){.pid = pid, .mode = mode, .go_w = go[1], .body = body, .out_r = out[0]};
     units[nunits++] = u;
     return u;
 }
 
-static size_t idle_count(void) {
-    size_t n = 0;
-    for (size_t i = 0; i < nunits; i++)
-        if (!units[i]->gone && !units[i]->busy && !units[i]->reaped) n++;
-    return n;
+static int is_idle(const struct unit *u, enum mode mode) {
+    return !u->gone && !u->busy && !u->reaped && u->mode == mode;
 }
 
-/* Keeps pool_size warm shells, unless they keep dying (then until the next shell request). */
+/*
+ * Keeps pool_size warm units of each mode, unless those of a mode keep dying: then none of that
+ * mode until its next request.
+ */
 static void refill(void) {
     if (shutting_down) return;
-    while (idle_count() < (size_t)pool_size && idle_deaths < IDLE_DEATH_LIMIT) {
-        if (spawn_unit(NULL, NULL) == NULL) {
-            idle_deaths++;
-            fprintf(stderr, PROG ": cannot start a warm shell: %s\n", strerror(errno));
+    for (enum mode mode = 0; mode < MODES; mode++) {
+        size_t idle = 0;
+        for (size_t i = 0; i < nunits; i++) idle += (size_t)is_idle(units[i], mode);
+        for (; idle < (size_t)pool_size && idle_deaths[mode] < IDLE_DEATH_LIMIT; idle++) {
+            if (spawn_unit(mode) == NULL) {
+                idle_deaths[mode]++;
+                fprintf(stderr, PROG ": cannot start a %s: %s\n", warm_name[mode],
+                        strerror(errno));
+            }
         }
     }
 }
 
 /*
- * Hands a request to a warm shell: the payload into its memfd, then the NUL byte that releases it.
- * Neither blocks (a memfd is memory, the go pipe is empty). Should the payload not fit, the shell
- * gets EOF without the byte and exits 125 (as it does when the zygote dies before handing over).
+ * Hands a request to a waiting B: the payload into its memfd, then the NUL byte that releases it.
+ * Neither blocks (a memfd is memory, the go pipe is empty). Should the payload not fit, B gets
+ * EOF without the byte and exits 125 (as it does when the zygote dies before handing over).
  */
 static void hand_over(struct unit *u, const char *p, uint32_t len) {
     size_t done = 0;
@@ -917,7 +992,7 @@ static void hand_over(struct unit *u, const char *p, uint32_t len) {
         done += (size_t)n;
     }
     if (done == len && write(u->go_w, "", 1) != 1) {
-        /* EPIPE: the shell is gone already; its supervisor's exit status tells the server */
+        /* EPIPE: B is gone already; its supervisor's exit status tells the server */
     }
     close_fd(&u->body);
     close_fd(&u->go_w);
@@ -937,29 +1012,13 @@ static const char *check_run(const char *p, uint32_t len) {
     return strcmp(mode, "argv") == 0 ? NULL : "malformed run request: mode must be argv or shell";
 }
 
-/* An argv command's unit, forked on the spot: words are the NUL-terminated words up to end. */
-static struct unit *start_command(const char *cwd, const char *words, const char *end) {
-    size_t n = 0;
-    for (const char *w = words; w < end; w += strlen(w) + 1) n++;
-    char **argv = malloc((n + 1) * sizeof *argv);
-    if (argv == NULL) return NULL;
-    n = 0;
-    for (const char *w = words; w < end; w += strlen(w) + 1) argv[n++] = (char *)w;
-    argv[n] = NULL;
-    struct unit *u = spawn_unit(cwd, argv);
-    int err = errno;
-    free(argv);
-    errno = err;
-    return u;
-}
-
-/* A shell script's unit: the oldest idle warm shell (the warmest), else a cold one. */
-static struct unit *start_script(const char *p, uint32_t len) {
-    idle_deaths = 0; /* a request for a shell: try again to keep the pool full */
+/* Hands a request to the oldest idle unit of its mode (the warmest), else to a new one. */
+static struct unit *start_unit(enum mode mode, const char *p, uint32_t len) {
+    idle_deaths[mode] = 0; /* a request of this mode: try again to keep its units ready */
     struct unit *u = NULL;
     for (size_t i = 0; i < nunits && u == NULL; i++)
-        if (!units[i]->gone && !units[i]->busy && !units[i]->reaped) u = units[i];
-    if (u == NULL && (u = spawn_unit(NULL, NULL)) == NULL) return NULL;
+        if (is_idle(units[i], mode)) u = units[i];
+    if (u == NULL && (u = spawn_unit(mode)) == NULL) return NULL;
     hand_over(u, p, len);
     return u;
 }
@@ -974,9 +1033,8 @@ static void handle_run(uint32_t id, const char *p, uint32_t len) {
         return;
     }
 
-    const char *mode = p + strlen(p) + 1, *words = mode + strlen(mode) + 1;
-    struct unit *u = strcmp(mode, "argv") == 0 ? start_command(p, words, p + len)
-                                               : start_script(p, len);
+    const char *mode_word = p + strlen(p) + 1;
+    struct unit *u = start_unit(strcmp(mode_word, "argv") == 0 ? MODE_ARGV : MODE_SHELL, p, len);
     if (u == NULL) {
         send_error(id, "cannot start the command: %s", strerror(errno));
         return;
@@ -986,7 +1044,10 @@ static void handle_run(uint32_t id, const char *p, uint32_t len) {
     unsigned char pid[4];
     put_u32(pid, (uint32_t)u->pid);
     send_frame('S', id, pid, sizeof pid);
-    refill(); /* a warm shell taken: its replacement, now that the request is on its way */
+    /* A warm unit taken: S goes out, then its replacement is forked. A SIGCHLD the flush may read
+     * is not lost: the loop reaps before it blocks. */
+    (void)flush_frames();
+    refill();
 }
 
 static void handle_kill(uint32_t id, const char *p, uint32_t len) {
@@ -1056,11 +1117,11 @@ static void read_requests(void) {
 
 /* Forwards what the unit's output pipe holds; at EOF the unit may be finished. */
 static void read_output(struct unit *u) {
-    static char chunk[OUTPUT_CHUNK];
     for (int round = 0; round < 16; round++) { /* then let the other units have a turn */
-        ssize_t n = read(u->out_r, chunk, sizeof chunk);
+        /* Straight into the frame queue, behind the room for its header. */
+        ssize_t n = read(u->out_r, frame_space(OUTPUT_CHUNK) + FRAME_HEADER, OUTPUT_CHUNK);
         if (n > 0) {
-            send_frame('O', u->id, chunk, (size_t)n);
+            commit_frame('O', u->id, (size_t)n);
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
@@ -1090,9 +1151,9 @@ static void reap_units(void) {
         if (WIFSIGNALED(status)) sweep_needed = 1;
         if (!u->busy) {
             if (!shutting_down) {
-                idle_deaths++;
-                fprintf(stderr, PROG ": a warm shell (pid %d) died while idle: %s %d\n", (int)pid,
-                        WIFSIGNALED(status) ? "signal" : "exit status",
+                idle_deaths[u->mode]++;
+                fprintf(stderr, PROG ": a %s (pid %d) died while idle: %s %d\n", warm_name[u->mode],
+                        (int)pid, WIFSIGNALED(status) ? "signal" : "exit status",
                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
             }
             close_fd(&u->go_w);
@@ -1153,8 +1214,6 @@ static void run_zygote(void) {
     struct unit **owner = NULL;
     size_t fds_cap = 0;
     for (;;) {
-        /* Reap right before blocking: a frame write that waited for the server may have read a
-         * SIGCHLD from the signalfd (wait_stdout_writable), and poll() would not see it again. */
         reap_units();
         if (sweep_needed) sweep_strays();
         if (shutting_down) {
@@ -1172,6 +1231,9 @@ static void run_zygote(void) {
         }
         compact_units();
         if (shutting_down && nunits == 0) break;
+        /* Everything this turn produced goes out now. A SIGCHLD read while the server did not
+         * read (wait_stdout_writable) would not wake poll(): then look again first. */
+        if (flush_frames()) continue;
 
         if (fds_cap < 2 + nunits) {
             fds_cap = 2 + nunits + 16;
@@ -1212,6 +1274,7 @@ static void run_zygote(void) {
         }
         if (stdin_slot != 0 && fds[stdin_slot].revents != 0 && stdin_open) read_requests();
     }
+    (void)flush_frames();
     terminate_tree(); /* whatever else is left below us: SIGTERM, grace, SIGKILL */
     exit(0);
 }

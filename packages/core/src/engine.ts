@@ -1,6 +1,7 @@
 // The execution engine a server creates once per scope: the sandbox (probed at creation, never
 // silently skipped), the executor with its warm shell pool, and the operations. close() cancels
 // whatever runs and stops the warm shells, leaving no process behind.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
@@ -42,7 +43,10 @@ export interface Engine {
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
-  const stateDir = options.stateDir ?? join(tmpdir(), `ahma-${String(process.pid)}`);
+  // A state directory of our own making (logs of truncated output, redirected caches) lives as long
+  // as the engine; one the caller names is the caller's to keep.
+  const ownStateDir = options.stateDir === undefined;
+  const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'ahma-')));
   const logDir = join(stateDir, 'output');
   await ensureLogDir(logDir);
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
@@ -95,6 +99,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         // Cancel first: pooled commands are stopped through the zygote.
         await operations.shutdown();
         await pool?.close();
+        if (ownStateDir) await rm(stateDir, { recursive: true, force: true });
       })()),
   };
 }

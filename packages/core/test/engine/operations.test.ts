@@ -1,7 +1,10 @@
 // SPEC §3 operations: unique ids, background runs that return at once, completion events, await and
 // status, cancellation that kills the process tree, a bounded history, and a shutdown that leaves
 // nothing behind. Real commands run through the engine's executor.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createEngine } from '../../src/engine.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AhmaError } from '../../src/errors.js';
 import {
@@ -13,6 +16,8 @@ import type { ExecutionResult } from '../../src/process/executor.js';
 import {
   bash,
   engineFixture,
+  removeAll,
+  varTmpDir,
   eventually,
   markedProcesses,
   newMarker,
@@ -315,6 +320,16 @@ describe('OperationManager: bounded history', () => {
 });
 
 describe('Engine.close', () => {
+  it('SPEC §3: an engine that made its own state directory removes it on close', async () => {
+    const scope = await varTmpDir('scope');
+    const engine = await createEngine({ scope, noShellPool: true });
+    const stateDir = dirname(engine.sandbox.cacheRoot);
+    expect(existsSync(stateDir)).toBe(true);
+    await engine.close();
+    expect(existsSync(stateDir)).toBe(false);
+    await removeAll([scope]);
+  });
+
   it('SPEC §3: close() cancels running operations, leaves no process, and refuses new starts', async () => {
     const own = await engineFixture();
     const marker = newMarker();

@@ -5,20 +5,24 @@
 // Scopes live under /var/tmp, not /tmp: the server grants /tmp by design, so a write that lands in
 // /tmp would prove nothing about the scope.
 import { execFileSync, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  buildHelperIfStale,
+  helper,
+  isAlive,
+  isGone,
+  newMarker,
+  pidsWithMarker,
+  quote,
+  waitFor,
+} from './support.js';
 
 const { errno } = constants;
-
-const packageDir = fileURLToPath(new URL('../..', import.meta.url));
-const helper = join(packageDir, 'dist', 'native', 'ahma-sandbox');
-const source = join(packageDir, 'native', 'ahma-sandbox.c');
-const buildScript = join(packageDir, 'scripts', 'build-native.mjs');
 
 interface Result {
   code: number | null;
@@ -55,49 +59,6 @@ const run = (args: readonly string[], stdio?: StdioOptions) => finish(start(args
 const sandboxed = (script: string, options: readonly string[] = []) =>
   run(['--rw', scope, ...options, '--', 'bash', '-c', script]);
 
-const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
-
-let markerCount = 0;
-/**
- * A unique argv[0] (`exec -a MARKER-role cmd`) for the processes of one test, found again through
- * /proc/PID/cmdline. Only argv[0] counts: the shell scripts that start them carry the marker too.
- */
-const newMarker = () => `ahma-marker-${process.pid}-${++markerCount}-${Date.now()}`;
-
-function pidsWithMarker(marker: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv0 = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[0] ?? '';
-      if (argv0.startsWith(marker)) pids.push(Number(name));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return pids;
-}
-
-/** The process is gone for good: neither running nor a zombie waiting to be reaped. */
-const isGone = (pid: number) => !existsSync(`/proc/${pid}`);
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 let abi = 0;
 let scope = '';
 let outside = '';
@@ -105,8 +66,7 @@ const strays: ChildProcess[] = [];
 
 describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)', () => {
   beforeAll(async () => {
-    const stale = !existsSync(helper) || statSync(helper).mtimeMs < statSync(source).mtimeMs;
-    if (stale) execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
+    buildHelperIfStale();
     const probe = await run(['--probe']);
     abi = Number(/^landlock-abi=(\d+)\n$/.exec(probe.stdout)?.[1] ?? 0);
   }, 60_000);

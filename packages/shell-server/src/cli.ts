@@ -1,0 +1,61 @@
+// ahma-shell's entry point: parse the command line, then serve, run one tool, or print usage.
+import { AhmaError } from '@ahma/core';
+import { createLogger } from './logging.js';
+import { runOneShot } from './one-shot.js';
+import { parseCommandLine, USAGE } from './options.js';
+import { SERVER_VERSION } from './server.js';
+import { serveStdio, TTY_REFUSAL } from './transports/stdio.js';
+
+const out = {
+  stdout: (text: string) => void process.stdout.write(text),
+  stderr: (text: string) => void process.stderr.write(text),
+};
+
+async function main(): Promise<number> {
+  const parsed = parseCommandLine(process.argv.slice(2), process.env);
+  switch (parsed.kind) {
+    case 'help':
+      out.stdout(USAGE);
+      return 0;
+    case 'version':
+      out.stdout(`${SERVER_VERSION}\n`);
+      return 0;
+    case 'usage':
+      if (parsed.error === undefined) {
+        out.stdout(USAGE);
+      } else {
+        out.stderr(`ahma-shell: ${parsed.error}\n\n${USAGE}`);
+      }
+      return 2;
+    case 'run':
+      break;
+  }
+  const { options } = parsed;
+  if (options.toolName === undefined && options.mode === 'http') {
+    out.stderr('ahma-shell: --mode http is not available in this version; use --mode stdio\n');
+    return 2;
+  }
+  if (options.toolName === undefined && process.stdin.isTTY) {
+    out.stderr(TTY_REFUSAL);
+    return 2;
+  }
+  const logger = await createLogger({ logToStderr: options.logToStderr, debug: options.debug });
+  try {
+    if (options.toolName !== undefined) return await runOneShot(options, logger, out);
+    await serveStdio(options, logger);
+    return 0;
+  } catch (error) {
+    // Startup refusals (no sandbox, bad scope) explain themselves; anything else is a bug.
+    const message =
+      error instanceof AhmaError
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
+    logger.fatal({ err: error }, 'ahma-shell stopped');
+    out.stderr(`ahma-shell: ${message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,100 @@
+// How results look to the client (SPEC §3): text for the model, structuredContent for programs,
+// and one shape for success and failure (a failed command is a tool result with isError, never a
+// JSON-RPC error).
+import type { OperationSnapshot } from '@ahma/core';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** The structured result of a finished command. */
+export interface CommandResult {
+  readonly operation_id: string;
+  readonly tool: string;
+  readonly status: 'completed' | 'failed' | 'timed_out' | 'cancelled';
+  readonly exit_code: number | null;
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly full_output_path?: string;
+  readonly duration_ms: number;
+}
+
+/** outputSchema of every command tool: the async start or the finished result. */
+export const COMMAND_OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    operation_id: { type: 'string' },
+    tool: { type: 'string' },
+    status: {
+      type: 'string',
+      enum: ['started', 'running', 'completed', 'failed', 'timed_out', 'cancelled'],
+    },
+    exit_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+    output: { type: 'string' },
+    truncated: { type: 'boolean' },
+    full_output_path: { type: 'string' },
+    duration_ms: { type: 'number' },
+  },
+  required: ['operation_id', 'tool', 'status'],
+} as const;
+
+/** outputSchema of `status` and `await`. */
+export const OPERATIONS_OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: { operations: { type: 'array', items: COMMAND_OUTPUT_SCHEMA } },
+  required: ['operations'],
+} as const;
+
+/** A snapshot as the structured result: the finished fields once it has finished. */
+export function commandResult(
+  snapshot: OperationSnapshot,
+): CommandResult | { operation_id: string; tool: string; status: 'running' } {
+  const result = snapshot.result;
+  if (result === undefined)
+    return { operation_id: snapshot.id, tool: snapshot.tool, status: 'running' };
+  return {
+    operation_id: snapshot.id,
+    tool: snapshot.tool,
+    status: result.status,
+    exit_code: result.exitCode,
+    output: result.output,
+    truncated: result.truncated,
+    ...(result.fullOutputPath === undefined ? {} : { full_output_path: result.fullOutputPath }),
+    duration_ms: Math.round(result.durationMs),
+  };
+}
+
+/** One line that says how it ended, then the output. */
+export function describeFinished(result: CommandResult): string {
+  const how =
+    result.status === 'completed' || result.status === 'failed'
+      ? `exit code ${String(result.exit_code)}`
+      : result.status === 'timed_out'
+        ? 'timed out; its processes were killed'
+        : 'cancelled; its processes were killed';
+  const header = `${result.operation_id} ${result.status} (${how}, ${String(result.duration_ms)} ms)`;
+  return result.output === '' ? `${header}\n(no output)` : `${header}\n${result.output}`;
+}
+
+export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
+  const result = commandResult(snapshot);
+  if (result.status === 'running') return startedResult(snapshot, false);
+  return {
+    content: [{ type: 'text', text: describeFinished(result) }],
+    structuredContent: { ...result },
+    isError: !(result.status === 'completed' && result.exit_code === 0),
+  };
+}
+
+export function startedResult(snapshot: OperationSnapshot, pushed: boolean): CallToolResult {
+  const how = pushed
+    ? 'The result will be pushed to you as a progress notification when it finishes; continue with other work meanwhile.'
+    : `Call \`await\` with ids ["${snapshot.id}"] when you need the result (or \`status\` to check without waiting); continue with other work meanwhile.`;
+  return {
+    content: [
+      { type: 'text', text: `Started ${snapshot.tool} as operation ${snapshot.id}. ${how}` },
+    ],
+    structuredContent: { operation_id: snapshot.id, status: 'started', tool: snapshot.tool },
+  };
+}
+
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}

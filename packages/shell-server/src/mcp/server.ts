@@ -1,0 +1,77 @@
+// The MCP face of Ahma: the SDK's low-level Server with raw JSON Schema tools (R5.3), tools/list,
+// tools/call, and completion pushes as notifications/progress (R2.2). Every SDK call of the server
+// lives under this folder.
+import type { Engine } from '@ahma/core';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { describeFinished, commandResult } from './results.js';
+import type { ToolEntry } from './tools.js';
+
+export interface McpServerParts {
+  readonly name: string;
+  readonly version: string;
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** Tools in list order; looked up by name on every call. */
+  readonly tools: () => readonly ToolEntry[];
+  /** Operation id → progress token, for async calls that asked for progress. */
+  readonly pushes: Map<string, string | number>;
+}
+
+export function createMcpServer(parts: McpServerParts): Server {
+  const server = new Server(
+    { name: parts.name, version: parts.version },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions:
+        'Tools run command-line programs inside a sandbox that confines writes to the project. Most tools are asynchronous: they return an operation_id at once and push the result when the command finishes; keep working meanwhile and call `await` only when you need a result. `status` shows operations without waiting; `cancel` stops one.',
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    parts.logger.debug('tools/list');
+    return {
+      tools: parts.tools().map((entry) => entry.tool),
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    parts.logger.debug(
+      { tool: request.params.name, arguments: request.params.arguments },
+      'tools/call',
+    );
+    const entry = parts.tools().find((candidate) => candidate.tool.name === request.params.name);
+    if (entry === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
+    }
+    return entry.call(request.params.arguments ?? {}, {
+      signal: extra.signal,
+      progressToken: request.params._meta?.progressToken,
+    });
+  });
+
+  // R2.2: the completion of an async call that carried a progress token is pushed on that token.
+  parts.engine.operations.onComplete((snapshot) => {
+    const progressToken = parts.pushes.get(snapshot.id);
+    if (progressToken === undefined) return;
+    parts.pushes.delete(snapshot.id);
+    const result = commandResult(snapshot);
+    if (result.status === 'running') return;
+    server
+      .notification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, total: 1, message: describeFinished(result) },
+      })
+      .catch((error: unknown) =>
+        parts.logger.warn({ err: error, operation: snapshot.id }, 'could not push a completion'),
+      );
+  });
+
+  return server;
+}

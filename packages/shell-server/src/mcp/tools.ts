@@ -1,0 +1,381 @@
+// The tools a server offers: one per loaded definition leaf, plus the built-ins sandboxed_shell,
+// status, await and cancel. Handlers are generic: nothing here knows any particular tool (R1.3).
+import {
+  AhmaError,
+  prepareInvocation,
+  resolveWorkingDirectory,
+  type ArgumentValidator,
+  type Command,
+  type Engine,
+  type LoadedTool,
+  type OperationSnapshot,
+} from '@ahma/core';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import {
+  COMMAND_OUTPUT_SCHEMA,
+  commandResult,
+  describeFinished,
+  finishedResult,
+  OPERATIONS_OUTPUT_SCHEMA,
+  startedResult,
+  toolError,
+} from './results.js';
+
+/** What every tool handler can use. */
+export interface ToolContext {
+  readonly engine: Engine;
+  readonly validator: ArgumentValidator;
+  readonly logger: Logger;
+  /** Default command timeout, seconds (--timeout). */
+  readonly defaultTimeoutSeconds: number;
+  /** --sync: every call blocks (R3.4). */
+  readonly forceSync: boolean;
+  /** Remembers where to push an async operation's completion. */
+  readonly pushTo: (operationId: string, progressToken: string | number) => void;
+}
+
+/** The call being served: its cancellation and, when sent, its progress token. */
+export interface CallContext {
+  readonly signal: AbortSignal;
+  readonly progressToken: string | number | undefined;
+}
+
+export interface ToolEntry {
+  readonly tool: Tool;
+  call(args: Record<string, unknown>, call: CallContext): Promise<CallToolResult>;
+  /** One-shot CLI (R9): the arguments that raw words after `--` stand for. */
+  fromWords(words: readonly string[]): Record<string, unknown>;
+}
+
+/** A command ready to run: what, where, for how long, and what to clean up afterwards. */
+interface PreparedCommand {
+  readonly command: Command;
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly timeoutSeconds: number | undefined;
+  cleanup(): Promise<void>;
+}
+
+/** Runs a prepared command as an operation: blocking when synchronous, else started in the background. */
+async function runCommand(
+  context: ToolContext,
+  name: string,
+  synchronous: boolean,
+  prepared: PreparedCommand,
+  call: CallContext,
+): Promise<CallToolResult> {
+  const { engine, logger } = context;
+  const timeoutSeconds = prepared.timeoutSeconds ?? context.defaultTimeoutSeconds;
+  const operation = engine.operations.start(name, async (signal, id) => {
+    try {
+      const result = await engine.executor.run({
+        command: prepared.command,
+        cwd: prepared.cwd,
+        timeoutMs: timeoutSeconds * 1000,
+        signal,
+        logName: id,
+      });
+      // NFR4.3: one audit line per execution.
+      logger.info(
+        {
+          audit: {
+            operation: id,
+            tool: name,
+            argv: prepared.argv,
+            scope: engine.sandbox.scope,
+            cwd: prepared.cwd,
+            status: result.status,
+            exit_code: result.exitCode,
+            signal: result.signal,
+            duration_ms: Math.round(result.durationMs),
+          },
+        },
+        'execution',
+      );
+      return result;
+    } finally {
+      await prepared.cleanup();
+    }
+  });
+
+  if (synchronous || context.forceSync) {
+    // notifications/cancelled for this request kills the command.
+    const onAbort = () =>
+      engine.operations.cancel(operation.id, 'the client cancelled the request');
+    call.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const [finished] = await engine.operations.await([operation.id]);
+      return finishedResult(finished ?? operation);
+    } finally {
+      call.signal.removeEventListener('abort', onAbort);
+    }
+  }
+  if (call.progressToken !== undefined) context.pushTo(operation.id, call.progressToken);
+  return startedResult(operation, call.progressToken !== undefined);
+}
+
+function invalidArguments(
+  context: ToolContext,
+  tool: Tool,
+  args: unknown,
+): CallToolResult | undefined {
+  const errors = context.validator.validate(tool.inputSchema, args);
+  if (errors.length === 0) return undefined;
+  return toolError(
+    `Invalid arguments for ${tool.name}:\n${errors.map((e) => `- ${e.message}`).join('\n')}`,
+  );
+}
+
+/** Turns an expected refusal (a path outside the scope, …) into a tool error for the agent. */
+async function refusing<T>(work: () => Promise<T>): Promise<T | CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AhmaError) return toolError(error.message);
+    throw error;
+  }
+}
+
+const isResult = (value: unknown): value is CallToolResult =>
+  typeof value === 'object' && value !== null && 'content' in value;
+
+/** The MCP tool of a loaded definition leaf. */
+export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEntry {
+  const tool: Tool = {
+    name: loaded.name,
+    description: loaded.description,
+    inputSchema: loaded.inputSchema as Tool['inputSchema'],
+    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
+  return {
+    tool,
+    // Words fill the positionals in order; an array positional takes all that remain.
+    fromWords(words) {
+      const args: Record<string, unknown> = {};
+      let rest = [...words];
+      for (const positional of loaded.leaf.positionals) {
+        if (rest.length === 0) break;
+        if (positional.type === 'array') {
+          args[positional.name] = rest;
+          rest = [];
+        } else {
+          args[positional.name] =
+            positional.type === 'string' ? rest.shift() : JSON.parse(rest.shift() ?? 'null');
+        }
+      }
+      return args;
+    },
+    async call(args, call) {
+      const invalid = invalidArguments(context, tool, args);
+      if (invalid !== undefined) return invalid;
+      const prepared = await refusing(() =>
+        prepareInvocation(loaded.leaf, args, { scope: context.engine.sandbox.scope }),
+      );
+      if (isResult(prepared)) return prepared;
+      return runCommand(
+        context,
+        loaded.name,
+        loaded.leaf.synchronous,
+        { ...prepared, command: { kind: 'argv', argv: prepared.argv } },
+        call,
+      );
+    },
+  };
+}
+
+const metaProperties = {
+  working_directory: {
+    type: 'string',
+    description:
+      'Directory to run in, absolute or relative to the sandbox scope; must lie inside the scope. Default: the scope.',
+  },
+  timeout_seconds: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: 86400,
+    description: 'Kill the command after this many seconds.',
+  },
+};
+
+/** sandboxed_shell: a bash script in the sandbox (pipes and redirects allowed). */
+export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntry {
+  const tool: Tool = {
+    name: 'sandboxed_shell',
+    description: `${asyncGuidance}\n\nRun a bash script inside the sandbox: pipes, redirects and && work; writes are confined to the project (the sandbox scope) and the temp directory. Prefer a dedicated tool when one exists.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, description: 'The bash script to run (bash -c).' },
+        ...metaProperties,
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
+  return {
+    tool,
+    fromWords: (words) => (words.length === 0 ? {} : { command: words.join(' ') }),
+    async call(args, call) {
+      const invalid = invalidArguments(context, tool, args);
+      if (invalid !== undefined) return invalid;
+      const cwd = await refusing(() =>
+        resolveWorkingDirectory(
+          typeof args['working_directory'] === 'string' ? args['working_directory'] : undefined,
+          context.engine.sandbox.scope,
+        ),
+      );
+      if (isResult(cwd)) return cwd;
+      const script = String(args['command']);
+      const timeout = args['timeout_seconds'];
+      return runCommand(
+        context,
+        tool.name,
+        false,
+        {
+          command: { kind: 'shell', script },
+          argv: ['bash', '-c', script],
+          cwd,
+          timeoutSeconds: typeof timeout === 'number' ? timeout : undefined,
+          cleanup: () => Promise.resolve(),
+        },
+        call,
+      );
+    },
+  };
+}
+
+const idsProperty = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Operation ids; omit for all.',
+};
+
+function operationsResult(
+  snapshots: readonly OperationSnapshot[],
+  heading: string,
+): CallToolResult {
+  const operations = snapshots.map(commandResult);
+  const text =
+    operations.length === 0
+      ? `${heading}: no operations.`
+      : operations
+          .map((o) =>
+            o.status === 'running' ? `${o.operation_id} running (${o.tool})` : describeFinished(o),
+          )
+          .join('\n\n');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { operations },
+    isError: operations.some((o) => o.status !== 'running' && o.status !== 'completed'),
+  };
+}
+
+/** status, await and cancel: the operations of this server. */
+export function operationTools(context: ToolContext): ToolEntry[] {
+  const { operations } = context.engine;
+  const guard = async (work: () => Promise<CallToolResult> | CallToolResult) => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof AhmaError) return toolError(error.message);
+      throw error;
+    }
+  };
+  const status: Tool = {
+    name: 'status',
+    description:
+      'Snapshot of operations (running and recently finished), without waiting. Finished ones include their exit code and output.',
+    inputSchema: { type: 'object', properties: { ids: idsProperty }, additionalProperties: false },
+    outputSchema: OPERATIONS_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
+  const wait: Tool = {
+    name: 'await',
+    description:
+      'Wait until the named operations (or, with no ids, all running ones) finish, then return their results. Use it only when you cannot continue without a result.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        ids: idsProperty,
+        timeout_seconds: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: 86400,
+          description: 'Stop waiting after this many seconds (default: the server timeout).',
+        },
+      },
+      additionalProperties: false,
+    },
+    outputSchema: OPERATIONS_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
+  const cancel: Tool = {
+    name: 'cancel',
+    description: "Cancel an operation: its processes are killed and it ends 'cancelled'.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: { type: 'string', description: 'The operation id.' },
+        reason: { type: 'string', description: 'Why, for the record.' },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
+  const ids = (args: Record<string, unknown>) => args['ids'] as string[] | undefined;
+  const fromWords = (words: readonly string[]) => (words.length === 0 ? {} : { ids: [...words] });
+  return [
+    {
+      tool: status,
+      fromWords,
+      call: (args) =>
+        guard(
+          () =>
+            invalidArguments(context, status, args) ??
+            operationsResult(operations.status(ids(args)), 'status'),
+        ),
+    },
+    {
+      tool: wait,
+      fromWords,
+      call: (args, call) =>
+        guard(async () => {
+          const invalid = invalidArguments(context, wait, args);
+          if (invalid !== undefined) return invalid;
+          const seconds =
+            typeof args['timeout_seconds'] === 'number'
+              ? args['timeout_seconds']
+              : context.defaultTimeoutSeconds;
+          return operationsResult(
+            await operations.await(ids(args), seconds * 1000, call.signal),
+            'await',
+          );
+        }),
+    },
+    {
+      tool: cancel,
+      fromWords: (words) => (words[0] === undefined ? {} : { id: words[0] }),
+      call: (args) =>
+        guard(async () => {
+          const invalid = invalidArguments(context, cancel, args);
+          if (invalid !== undefined) return invalid;
+          const id = String(args['id']);
+          const reason = typeof args['reason'] === 'string' ? args['reason'] : undefined;
+          const wasRunning = operations.cancel(id, reason);
+          const [snapshot] = await operations.await([id]);
+          if (snapshot === undefined) return toolError(`no operation ${id}`);
+          const result = finishedResult(snapshot);
+          if (!wasRunning) {
+            result.content.unshift({
+              type: 'text',
+              text: `${id} had already finished (${snapshot.status}).`,
+            });
+            return result;
+          }
+          // The cancel itself succeeded, whatever the command's status says.
+          return { ...result, isError: false };
+        }),
+    },
+  ];
+}

@@ -1,0 +1,177 @@
+// ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
+import { parseArgs } from 'node:util';
+
+export interface ServerOptions {
+  readonly mode: 'stdio' | 'http' | undefined;
+  readonly toolsDir: string | undefined;
+  /** Bundled catalog definitions to enable. */
+  readonly tools: readonly string[];
+  readonly sandboxScope: string | undefined;
+  readonly noSandbox: boolean;
+  /** Force every call synchronous (R3.4). */
+  readonly sync: boolean;
+  /** Default timeout of a command, in seconds. */
+  readonly timeoutSeconds: number;
+  readonly noShellPool: boolean;
+  readonly noHotReload: boolean;
+  readonly sessionIsolation: boolean;
+  readonly httpHost: string;
+  readonly httpPort: number;
+  readonly logToStderr: boolean;
+  readonly debug: boolean;
+  /** One-shot mode (R8.9): the tool to run and its JSON arguments. */
+  readonly toolName: string | undefined;
+  readonly toolArgs: string | undefined;
+  /** Words after `--`, filling the one-shot tool's positional arguments. */
+  readonly rawArgs: readonly string[];
+}
+
+export type ParsedCommandLine =
+  | { readonly kind: 'run'; readonly options: ServerOptions }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'usage'; readonly error: string | undefined };
+
+export const DEFAULT_TIMEOUT_SECONDS = 600;
+
+export const USAGE = `Usage:
+  ahma-shell --mode stdio [options]             serve MCP over stdin/stdout (what MCP clients start)
+  ahma-shell --tool_name TOOL [--tool_args JSON] [-- WORDS…]
+                                                run one tool synchronously and exit with its code
+
+Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_SANDBOX=1):
+  --mode stdio|http        transport (http is not available in this version)
+  --tools-dir DIR          tool definitions (default: AHMA_TOOLS_DIR, else <scope>/.ahma/tools)
+  --tools a,b              enable bundled catalog definitions by name
+  --sandbox-scope DIR      the only tree commands may write to (default: AHMA_SANDBOX_SCOPE, else cwd)
+  --no-sandbox             run commands UNCONFINED (trusted environments only)
+  --sync                   make every call synchronous
+  --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)})
+  --no-shell-pool          spawn every command directly instead of using warm shells
+  --no-hot-reload          do not watch the tools directory
+  --session-isolation      HTTP: one sandbox scope per session
+  --http-host HOST         HTTP: address to bind (default 127.0.0.1)
+  --http-port PORT         HTTP: port (default 3000)
+  --log-to-stderr          human-readable coloured logs on stderr instead of the log file
+  --debug                  debug-level logging
+  -h, --help               show this help
+  -v, --version            show the version
+`;
+
+/** Flags and the environment variables that stand in for them. */
+const ENV: Record<string, string> = {
+  mode: 'AHMA_MODE',
+  tools: 'AHMA_TOOLS',
+  timeout: 'AHMA_TIMEOUT',
+  'no-sandbox': 'AHMA_NO_SANDBOX',
+  sync: 'AHMA_SYNC',
+  'no-shell-pool': 'AHMA_NO_SHELL_POOL',
+  'no-hot-reload': 'AHMA_NO_HOT_RELOAD',
+  'session-isolation': 'AHMA_SESSION_ISOLATION',
+  'http-host': 'AHMA_HTTP_HOST',
+  'http-port': 'AHMA_HTTP_PORT',
+  'log-to-stderr': 'AHMA_LOG_TO_STDERR',
+  debug: 'AHMA_DEBUG',
+};
+
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedCommandLine {
+  const dashDash = argv.indexOf('--');
+  const flags = dashDash === -1 ? argv : argv.slice(0, dashDash);
+  const rawArgs = dashDash === -1 ? [] : argv.slice(dashDash + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...flags],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        mode: { type: 'string' },
+        'tools-dir': { type: 'string' },
+        tools: { type: 'string' },
+        'sandbox-scope': { type: 'string' },
+        'no-sandbox': { type: 'boolean' },
+        sync: { type: 'boolean' },
+        timeout: { type: 'string' },
+        'no-shell-pool': { type: 'boolean' },
+        'no-hot-reload': { type: 'boolean' },
+        'session-isolation': { type: 'boolean' },
+        'http-host': { type: 'string' },
+        'http-port': { type: 'string' },
+        'log-to-stderr': { type: 'boolean' },
+        debug: { type: 'boolean' },
+        tool_name: { type: 'string' },
+        tool_args: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    }));
+  } catch (error) {
+    return { kind: 'usage', error: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help === true) return { kind: 'help' };
+  if (values.version === true) return { kind: 'version' };
+
+  const text = (name: keyof typeof values & string): string | undefined => {
+    const value = values[name];
+    if (typeof value === 'string') return value;
+    const fromEnv = ENV[name] === undefined ? undefined : env[ENV[name]];
+    return fromEnv === '' ? undefined : fromEnv;
+  };
+  const flag = (name: keyof typeof values & string): boolean => {
+    if (values[name] === true) return true;
+    const fromEnv = ENV[name] === undefined ? undefined : env[ENV[name]];
+    return fromEnv !== undefined && /^(1|true|yes|on)$/i.test(fromEnv);
+  };
+
+  const mode = text('mode');
+  if (mode !== undefined && mode !== 'stdio' && mode !== 'http') {
+    return { kind: 'usage', error: `--mode must be "stdio" or "http", not "${mode}"` };
+  }
+  const timeout = positiveNumber(text('timeout'), DEFAULT_TIMEOUT_SECONDS);
+  if (timeout === undefined)
+    return { kind: 'usage', error: '--timeout must be a positive number of seconds' };
+  const port = positiveNumber(text('http-port'), 3000);
+  if (port === undefined || !Number.isInteger(port) || port > 65535) {
+    return { kind: 'usage', error: '--http-port must be a port number' };
+  }
+  const toolName = values.tool_name;
+  if (values.tool_args !== undefined && toolName === undefined) {
+    return { kind: 'usage', error: '--tool_args needs --tool_name' };
+  }
+  if (mode === undefined && toolName === undefined) return { kind: 'usage', error: undefined };
+
+  return {
+    kind: 'run',
+    options: {
+      mode,
+      toolsDir: values['tools-dir'],
+      tools: (text('tools') ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+      sandboxScope: values['sandbox-scope'],
+      noSandbox: flag('no-sandbox'),
+      sync: flag('sync'),
+      timeoutSeconds: timeout,
+      noShellPool: flag('no-shell-pool'),
+      noHotReload: flag('no-hot-reload'),
+      sessionIsolation: flag('session-isolation'),
+      httpHost: text('http-host') ?? '127.0.0.1',
+      httpPort: port,
+      logToStderr: flag('log-to-stderr'),
+      debug: flag('debug'),
+      toolName,
+      toolArgs: values.tool_args,
+      rawArgs,
+    },
+  };
+}
+
+function positiveNumber(text: string | undefined, fallback: number): number | undefined {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}

@@ -1,0 +1,389 @@
+// tools/call end to end: synchronous and asynchronous tools, completion pushes, await and status,
+// timeouts, failures, argument validation, argv fidelity and merged output (SPEC §3).
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  E2E,
+  sleep,
+  structured,
+  textOf,
+  waitFor,
+  type CommandResult,
+  type Operations,
+  type StartedResult,
+} from './helpers.js';
+
+const e2e = new E2E();
+afterEach(() => e2e.cleanup());
+
+/** A value no shell may interpret: every metacharacter, quotes, a newline and a glob. */
+const METACHARACTERS =
+  '; rm -rf ~ $(id) `id` \'q\' "q" \n * && | > /tmp/x < /etc/passwd $HOME \\ ! #';
+
+describe('synchronous calls', () => {
+  it('R3.1: a synchronous tool blocks and returns its output as text and as the finished structuredContent', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call('e2e_sync', { value: 'hello' });
+    expect(result.isError).toBe(false);
+    const content = structured<CommandResult>(result);
+    expect(content).toEqual({
+      operation_id: expect.stringMatching(/^op_/),
+      tool: 'e2e_sync',
+      status: 'completed',
+      exit_code: 0,
+      output: 'sync\n--value\nhello\n',
+      truncated: false,
+      duration_ms: expect.any(Number),
+    });
+    expect(content.duration_ms).toBeGreaterThanOrEqual(0);
+    // The text for the model names the operation, how it ended, then the output verbatim.
+    expect(textOf(result)).toMatch(
+      new RegExp(
+        `^${content.operation_id} completed \\(exit code 0, \\d+ ms\\)\\nsync\\n--value\\nhello\\n$`,
+      ),
+    );
+  });
+
+  it('SPEC §3: operation ids are unique across calls', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const ids = new Set<string>();
+    for (let i = 0; i < 5; i++)
+      ids.add(structured<CommandResult>(await server.call('e2e_sync')).operation_id);
+    expect(ids.size).toBe(5);
+  });
+
+  it('SPEC §3: a non-zero exit is a tool result with isError, exit_code and output, never a JSON-RPC error', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call('fails');
+    expect(result.isError).toBe(true);
+    expect(structured<CommandResult>(result)).toMatchObject({
+      tool: 'fails',
+      status: 'failed',
+      exit_code: 4,
+      output: 'boom\nbang\nbye\n',
+    });
+    expect(textOf(result)).toMatch(/ failed \(exit code 4, \d+ ms\)\nboom\nbang\nbye\n$/);
+  });
+
+  it('SPEC §3: a subcommand-level timeout_seconds of 1 kills the command: status timed_out and isError', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const started = Date.now();
+    const result = await server.call('slow');
+    const elapsed = Date.now() - started;
+    expect(result.isError).toBe(true);
+    const content = structured<CommandResult>(result);
+    expect(content).toMatchObject({ tool: 'slow', status: 'timed_out' });
+    expect(textOf(result)).toContain('timed out; its processes were killed');
+    // Killed after about a second, not after the 30 s sleep (SIGTERM ends sleep at once).
+    expect(elapsed).toBeGreaterThanOrEqual(900);
+    expect(elapsed).toBeLessThan(6000);
+    expect(content.duration_ms).toBeGreaterThanOrEqual(900);
+  });
+
+  it('R10.1: the per-call timeout_seconds meta-parameter overrides the subcommand timeout', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const started = Date.now();
+    // Longer than the subcommand's 1 s: the command must survive past the second.
+    const result = await server.call('slow', { timeout_seconds: 2.5 });
+    expect(structured<CommandResult>(result).status).toBe('timed_out');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2400);
+    expect(structured<CommandResult>(result).duration_ms).toBeGreaterThanOrEqual(2400);
+  });
+
+  it('SPEC §3: bad arguments get an isError result naming the field, and nothing runs', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const wrongType = await server.call('e2e_sync', { value: 42 });
+    expect(wrongType.isError).toBe(true);
+    expect(wrongType.structuredContent).toBeUndefined();
+    expect(textOf(wrongType)).toMatch(/Invalid arguments for e2e_sync:[\s\S]*"value"/);
+
+    const unknown = await server.call('e2e_sync', { valeu: 'typo' });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('valeu');
+
+    const missing = await server.call('files_show', {});
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain('path');
+
+    const noCommand = await server.call('sandboxed_shell', {});
+    expect(noCommand.isError).toBe(true);
+    expect(textOf(noCommand)).toContain('command');
+
+    const badTimeout = await server.call('sandboxed_shell', {
+      command: 'true',
+      timeout_seconds: -1,
+    });
+    expect(badTimeout.isError).toBe(true);
+    expect(textOf(badTimeout)).toContain('timeout_seconds');
+
+    expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
+  });
+
+  it('SPEC §3: an unknown tool name is refused', async () => {
+    const server = await e2e.server(await e2e.scope());
+    await expect(server.call('no_such_tool')).rejects.toThrow(/no_such_tool/);
+  });
+});
+
+describe('argv fidelity', () => {
+  it('R10.1: an option value full of shell metacharacters arrives as one byte-identical argv element', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call('argv', { text: METACHARACTERS });
+    expect(result.isError).toBe(false);
+    expect(JSON.parse(structured<CommandResult>(result).output)).toEqual([
+      '--text',
+      METACHARACTERS,
+    ]);
+
+    const words = ['a b', '$HOME', '*', '-rf', '', '; id', METACHARACTERS];
+    const positional = await server.call('argv', { words });
+    expect(JSON.parse(structured<CommandResult>(positional).output)).toEqual(words);
+  });
+
+  it('R10.1: an option value echoed through printf comes back unchanged', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call('e2e_sync', { value: METACHARACTERS });
+    expect(structured<CommandResult>(result).output).toBe(`sync\n--value\n${METACHARACTERS}\n`);
+  });
+
+  it('R10.1: meta-parameters (working_directory, timeout_seconds) are never passed to the command', async () => {
+    const scope = await e2e.scope();
+    const server = await e2e.server(scope);
+    const setup = await server.call('sandboxed_shell', { command: 'mkdir -p sub' });
+    await server.call('await', { ids: [structured<StartedResult>(setup).operation_id] });
+    const result = await server.call('argv', {
+      text: 'x',
+      working_directory: 'sub',
+      timeout_seconds: 30,
+    });
+    expect(JSON.parse(structured<CommandResult>(result).output)).toEqual(['--text', 'x']);
+    // working_directory was honoured, though: a relative path resolves inside it.
+    const path = await server.call('files_show', { path: 'f.txt', working_directory: 'sub' });
+    expect(structured<CommandResult>(path).output).toBe(`show\n${scope.dir}/sub/f.txt\n`);
+  });
+});
+
+describe('asynchronous calls', () => {
+  it('R2.1: an async tool returns at once with {operation_id, status: started, tool} while the command runs', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const started = Date.now();
+    const result = await server.call(
+      'sandboxed_shell',
+      { command: 'sleep 2; echo late' },
+      { progressToken: 'tok-r21' },
+    );
+    expect(Date.now() - started).toBeLessThan(1500);
+    const content = structured<StartedResult>(result);
+    expect(content).toEqual({
+      operation_id: expect.stringMatching(/^op_/),
+      status: 'started',
+      tool: 'sandboxed_shell',
+    });
+    expect(result.isError).toBeFalsy();
+    // The text names the id and says how the result will arrive.
+    expect(textOf(result)).toContain(content.operation_id);
+    expect(textOf(result)).toMatch(/progress notification/);
+    const status = structured<Operations>(
+      await server.call('status', { ids: [content.operation_id] }),
+    );
+    expect(status.operations[0]?.status).toBe('running');
+  });
+
+  it('R2.1: without a progress token the started text points to await', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call('e2e_async', { value: 'x' });
+    const { operation_id } = structured<StartedResult>(result);
+    expect(structured<StartedResult>(result)).toEqual({
+      operation_id,
+      status: 'started',
+      tool: 'e2e_async',
+    });
+    expect(textOf(result)).toContain(`\`await\` with ids ["${operation_id}"]`);
+  });
+
+  it('R2.2: the completion is pushed as notifications/progress on the call token: progress == total, message = id, status, output', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const token = 'tok-r22';
+    const result = await server.call('e2e_async', { value: 'pushed' }, { progressToken: token });
+    const { operation_id } = structured<StartedResult>(result);
+    const push = await waitFor(
+      () => server.progress.find((p) => p.progressToken === token),
+      'the completion push',
+    );
+    expect(push.progress).toBe(push.total);
+    expect(push.message).toMatch(
+      new RegExp(`^${operation_id} completed \\(exit code 0, \\d+ ms\\)\\n`),
+    );
+    expect(push.message?.endsWith('\nasync\n--value\npushed\n')).toBe(true);
+    await sleep(300);
+    expect(server.progress.filter((p) => p.progressToken === token)).toHaveLength(1);
+  });
+
+  it('R2.2: a numeric progress token and a failing command: the push still carries the status and the output', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call(
+      'sandboxed_shell',
+      { command: 'echo bad; exit 7' },
+      { progressToken: 4242 },
+    );
+    const { operation_id } = structured<StartedResult>(result);
+    const push = await waitFor(
+      () => server.progress.find((p) => p.progressToken === 4242),
+      'the completion push',
+    );
+    expect(push.progress).toBe(push.total);
+    expect(push.message).toMatch(
+      new RegExp(`^${operation_id} failed \\(exit code 7, \\d+ ms\\)\\nbad\\n$`),
+    );
+  });
+
+  it('R2.2: a result not pushed is never lost: status returns it after completion', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const { operation_id } = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: 'echo kept' }),
+    );
+    const finished = await waitFor(async () => {
+      const entry = structured<Operations>(await server.call('status', { ids: [operation_id] }))
+        .operations[0];
+      return entry?.status === 'running' ? undefined : entry;
+    }, 'the operation to finish');
+    expect(finished).toMatchObject({
+      operation_id,
+      status: 'completed',
+      exit_code: 0,
+      output: 'kept\n',
+      truncated: false,
+    });
+    expect(server.progress).toEqual([]);
+  });
+
+  it('R2.3: await blocks until the named operation finishes and returns its result', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const { operation_id } = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: 'sleep 0.6; echo awaited; exit 3' }),
+    );
+    const started = Date.now();
+    const result = await server.call('await', { ids: [operation_id] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(result.isError).toBe(true);
+    expect(structured<Operations>(result).operations).toEqual([
+      {
+        operation_id,
+        tool: 'sandboxed_shell',
+        status: 'failed',
+        exit_code: 3,
+        output: 'awaited\n',
+        truncated: false,
+        duration_ms: expect.any(Number),
+      },
+    ]);
+    expect(textOf(result)).toContain(`${operation_id} failed (exit code 3`);
+  });
+
+  it('R2.3: await without ids waits for every running operation', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const first = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: 'sleep 0.8; echo one' }),
+    );
+    const second = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: 'sleep 1; echo two' }),
+    );
+    const started = Date.now();
+    const result = await server.call('await', {});
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(result.isError).toBe(false);
+    const operations = structured<Operations>(result).operations;
+    expect(operations.map((o) => o.operation_id).sort()).toEqual(
+      [first.operation_id, second.operation_id].sort(),
+    );
+    expect(operations.map((o) => (o.status === 'running' ? '' : o.output)).sort()).toEqual([
+      'one\n',
+      'two\n',
+    ]);
+  });
+
+  it('R2.3: await gives up after its timeout_seconds and reports the operation still running', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const { operation_id } = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: 'sleep 30' }),
+    );
+    const started = Date.now();
+    const result = await server.call('await', { ids: [operation_id], timeout_seconds: 0.5 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(structured<Operations>(result).operations).toEqual([
+      { operation_id, tool: 'sandboxed_shell', status: 'running' },
+    ]);
+    await server.call('cancel', { id: operation_id });
+  });
+
+  it('SPEC §3: status is a non-blocking snapshot of running and finished operations', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const running = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: 'sleep 30' }),
+    );
+    const done = structured<CommandResult>(await server.call('e2e_sync', { value: 'v' }));
+    const started = Date.now();
+    const result = await server.call('status', {});
+    expect(Date.now() - started).toBeLessThan(1000);
+    const operations = structured<Operations>(result).operations;
+    expect(operations).toContainEqual({
+      operation_id: running.operation_id,
+      tool: 'sandboxed_shell',
+      status: 'running',
+    });
+    expect(operations).toContainEqual(done);
+    expect(textOf(result)).toContain(`${running.operation_id} running (sandboxed_shell)`);
+    const unknown = await server.call('status', { ids: ['op_nope_1'] });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('op_nope_1');
+    await server.call('cancel', { id: running.operation_id });
+  });
+
+  it('R15.1: stderr is merged into stdout as one chronological stream', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const script = 'for i in $(seq 1 25); do echo out$i; echo err$i >&2; done; printf tail >&2';
+    const { operation_id } = structured<StartedResult>(
+      await server.call('sandboxed_shell', { command: script }),
+    );
+    const [finished] = structured<Operations>(
+      await server.call('await', { ids: [operation_id] }),
+    ).operations;
+    const expected =
+      Array.from({ length: 25 }, (_, i) => `out${String(i + 1)}\nerr${String(i + 1)}\n`).join('') +
+      'tail';
+    expect(finished).toMatchObject({ status: 'completed', output: expected });
+  });
+
+  it('R15.1: the stderr of a definition tool is merged too, in order', async () => {
+    const server = await e2e.server(await e2e.scope());
+    // fails: console.log('boom'); console.error('bang'); console.log('bye')
+    expect(structured<CommandResult>(await server.call('fails')).output).toBe('boom\nbang\nbye\n');
+  });
+});
+
+describe('--sync', () => {
+  it('R3.4: --sync makes an async tool return its final result in the response', async () => {
+    const server = await e2e.server(await e2e.scope(), ['--sync']);
+    const result = await server.call(
+      'e2e_async',
+      { value: 'forced' },
+      { progressToken: 'tok-sync' },
+    );
+    expect(result.isError).toBe(false);
+    expect(structured<CommandResult>(result)).toMatchObject({
+      tool: 'e2e_async',
+      status: 'completed',
+      exit_code: 0,
+      output: 'async\n--value\nforced\n',
+    });
+    const shell = await server.call('sandboxed_shell', { command: 'echo now; exit 5' });
+    expect(shell.isError).toBe(true);
+    expect(structured<CommandResult>(shell)).toMatchObject({
+      status: 'failed',
+      exit_code: 5,
+      output: 'now\n',
+    });
+    // The result came in the response; no completion push follows.
+    await sleep(300);
+    expect(server.progress).toEqual([]);
+  });
+});

@@ -1,0 +1,444 @@
+// Shared harness of the end-to-end suite: every test spawns the BUILT binary (bin/ahma-shell.js,
+// so run the package build first) in its own sandbox scope under /var/tmp (outside the temp
+// directory the sandbox always leaves writable), with the fixture tool definitions copied into
+// <scope>/.ahma/tools and XDG_CACHE_HOME pointing at a private directory so the log file can be
+// inspected. Everything a test creates is removed by E2E.cleanup().
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ProgressNotificationSchema,
+  type CallToolResult,
+  type ProgressNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');
+export const FIXTURES = join(PACKAGE_DIR, 'test', 'fixtures');
+
+/** The built-in tools, in the order tools/list must show them. */
+export const BUILT_INS = ['sandboxed_shell', 'status', 'await', 'cancel'] as const;
+/** The fixture definitions' tools: by definition name, then leaves in declared order. */
+export const FIXTURE_TOOLS = [
+  'argv',
+  'e2e_sync',
+  'e2e_async',
+  'fails',
+  'files_show',
+  'slow',
+  'touch',
+] as const;
+
+/** The structured result of a finished command (SPEC §3). */
+export interface CommandResult {
+  readonly operation_id: string;
+  readonly tool: string;
+  readonly status: 'completed' | 'failed' | 'timed_out' | 'cancelled';
+  readonly exit_code: number | null;
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly full_output_path?: string;
+  readonly duration_ms: number;
+}
+
+export interface StartedResult {
+  readonly operation_id: string;
+  readonly status: 'started';
+  readonly tool: string;
+}
+
+export interface Operations {
+  readonly operations: (
+    CommandResult | { operation_id: string; tool: string; status: 'running' }
+  )[];
+}
+
+export interface Scope {
+  /** Real path of the sandbox scope (under /var/tmp). */
+  readonly dir: string;
+  /** XDG_CACHE_HOME of the servers started on this scope. */
+  readonly cacheHome: string;
+  /** Where the server's daily log file goes. */
+  readonly logDir: string;
+  /** TMPDIR of the servers: the temp directory the sandbox leaves writable. */
+  readonly tempDir: string;
+  /** The environment servers and CLI runs get. */
+  readonly env: Record<string, string>;
+}
+
+export interface ScopeOptions {
+  /** Also copy the invalid definitions (test/fixtures/invalid-tools) into the tools directory. */
+  readonly invalid?: boolean;
+  /** Copy no tool definitions at all. */
+  readonly noTools?: boolean;
+}
+
+export interface RunningServer {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** The server process's pid. */
+  readonly pid: number;
+  /** Everything the server wrote on stderr so far. */
+  stderr(): string;
+  /** Progress notifications received so far (a handler replacing the SDK's own is installed). */
+  readonly progress: ProgressNotification['params'][];
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  readonly progressToken?: string | number;
+  readonly request?: RequestOptions;
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The environment of the test process as strings only, plus overrides. */
+export function childEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    // AHMA_* settings of the developer's shell must not change what the tests see.
+    if (value !== undefined && !key.startsWith('AHMA_')) env[key] = value;
+  }
+  return { ...env, ...overrides };
+}
+
+/** Owns the scopes, servers and child processes of one test file; cleanup() after each test. */
+export class E2E {
+  readonly #servers: RunningServer[] = [];
+  readonly #children: ChildProcess[] = [];
+  readonly #dirs: string[] = [];
+
+  async scope(options: ScopeOptions = {}): Promise<Scope> {
+    const dir = await realpath(await mkdtemp('/var/tmp/ahma-e2e-'));
+    this.#dirs.push(dir);
+    // XDG_CACHE_HOME (the log file) and TMPDIR (the server's per-process state directory, which it
+    // leaves behind) both point into one private directory, removed with the scope.
+    const privateDir = await mkdtemp(join(tmpdir(), 'ahma-e2e-private-'));
+    this.#dirs.push(privateDir);
+    const cacheHome = join(privateDir, 'cache');
+    const tempDir = join(privateDir, 'tmp');
+    await mkdir(tempDir);
+    const toolsDir = join(dir, '.ahma', 'tools');
+    await mkdir(toolsDir, { recursive: true });
+    if (options.noTools !== true) await cp(join(FIXTURES, 'tools'), toolsDir, { recursive: true });
+    if (options.invalid === true) {
+      await cp(join(FIXTURES, 'invalid-tools'), toolsDir, { recursive: true });
+    }
+    return {
+      dir,
+      cacheHome,
+      logDir: join(cacheHome, 'ahma', 'logs'),
+      tempDir,
+      env: childEnv({ XDG_CACHE_HOME: cacheHome, TMPDIR: tempDir }),
+    };
+  }
+
+  /** A directory outside every scope (and outside the temp directory), removed at cleanup. */
+  async outsideDir(): Promise<string> {
+    const dir = await realpath(await mkdtemp('/var/tmp/ahma-e2e-outside-'));
+    this.#dirs.push(dir);
+    return dir;
+  }
+
+  /** Starts `ahma-shell --mode stdio --sandbox-scope <scope> …args` and connects the SDK Client. */
+  async server(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args],
+      env: scope.env,
+      cwd: scope.dir,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const client = new Client({ name: 'ahma-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    const pid = transport.pid;
+    if (pid === null) throw new Error('the server has no pid');
+    // Completion pushes arrive after the call's response, when the SDK's own progress handler no
+    // longer knows the token and would report an error: collect them here instead.
+    const progress: ProgressNotification['params'][] = [];
+    client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+      progress.push(notification.params);
+    });
+    let closed: Promise<void> | undefined;
+    const server: RunningServer = {
+      client,
+      transport,
+      pid,
+      stderr: () => stderr,
+      progress,
+      call: async (name, callArgs = {}, options = {}) =>
+        (await client.callTool(
+          {
+            name,
+            arguments: callArgs,
+            ...(options.progressToken === undefined
+              ? {}
+              : { _meta: { progressToken: options.progressToken } }),
+          },
+          undefined,
+          options.request,
+        )) as CallToolResult,
+      close: () => (closed ??= client.close()),
+    };
+    this.#servers.push(server);
+    return server;
+  }
+
+  /** Runs the binary to its end (stdin is /dev/null) and collects its output. */
+  run(
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<CliResult> {
+    return this.runCommand(process.execPath, [BIN, ...args], options);
+  }
+
+  runCommand(
+    file: string,
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<CliResult> {
+    const child = spawn(file, args, {
+      cwd: options.cwd ?? PACKAGE_DIR,
+      env: options.env ?? childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    return new Promise((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr });
+      });
+    });
+  }
+
+  /** A child process the test drives itself; killed at cleanup if still running. */
+  track(child: ChildProcess): ChildProcess {
+    this.#children.push(child);
+    return child;
+  }
+
+  async cleanup(): Promise<void> {
+    const servers = this.#servers.splice(0);
+    await Promise.all(servers.map((server) => server.close().catch(() => undefined)));
+    for (const child of this.#children.splice(0)) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    const dirs = this.#dirs.splice(0);
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  }
+}
+
+/** The text parts of a tool result, joined. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+export function structured<T>(result: CallToolResult): T {
+  if (result.structuredContent === undefined) {
+    throw new Error(`no structuredContent in ${JSON.stringify(result)}`);
+  }
+  return result.structuredContent as T;
+}
+
+/** Polls `probe` until it returns something other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A marker unlikely to appear in any other process's command line. */
+export function uniqueMarker(): string {
+  return `ahma-e2e-${randomBytes(6).toString('hex')}`;
+}
+
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  /** One-letter state from /proc/<pid>/stat (R running, S sleeping, Z zombie, …). */
+  readonly state: string;
+  readonly pgrp: number;
+  readonly session: number;
+  /** argv joined with spaces (empty for zombies and kernel threads). */
+  readonly cmdline: string;
+}
+
+/** Every process visible in /proc (those that vanish while being read are left out). */
+export async function processes(): Promise<ProcessInfo[]> {
+  const entries = await readdir('/proc');
+  const found = await Promise.all(
+    entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => processInfo(Number(entry))),
+  );
+  return found.filter((info) => info !== undefined);
+}
+
+export async function processInfo(pid: number): Promise<ProcessInfo | undefined> {
+  try {
+    const [stat, cmdline] = await Promise.all([
+      readFile(`/proc/${String(pid)}/stat`, 'utf8'),
+      readFile(`/proc/${String(pid)}/cmdline`, 'utf8'),
+    ]);
+    // "pid (comm) state ppid …": comm may contain spaces and parentheses; split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      state: fields[0] ?? '?',
+      pgrp: Number(fields[2]),
+      session: Number(fields[3]),
+      cmdline: cmdline.split('\0').join(' ').trim(),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Processes whose command line contains `marker`. */
+export async function processesMatching(marker: string): Promise<ProcessInfo[]> {
+  return (await processes()).filter((info) => info.cmdline.includes(marker));
+}
+
+/** Every descendant of `pid` (children, grandchildren, …). */
+export async function descendantsOf(pid: number): Promise<ProcessInfo[]> {
+  const all = await processes();
+  const result: ProcessInfo[] = [];
+  let frontier = [pid];
+  while (frontier.length > 0) {
+    const children = all.filter((info) => frontier.includes(info.ppid));
+    result.push(...children);
+    frontier = children.map((info) => info.pid);
+  }
+  return result;
+}
+
+/** True while /proc/<pid> exists (a zombie still counts). */
+export function exists(pid: number): boolean {
+  return existsSync(`/proc/${String(pid)}`);
+}
+
+/** The log files of a scope's servers, and their JSON lines. */
+export async function readLog(
+  scope: Scope,
+): Promise<{ files: string[]; text: string; lines: Record<string, unknown>[] }> {
+  const files = (await readdir(scope.logDir).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('.log'))
+    .sort();
+  const text = (
+    await Promise.all(files.map((name) => readFile(join(scope.logDir, name), 'utf8')))
+  ).join('');
+  const lines = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { files, text, lines };
+}
+
+/** The process of a stdio server the test drives with raw JSON-RPC lines. */
+export class RawSession {
+  readonly child: ChildProcess;
+  readonly stdoutLines: string[] = [];
+  stderr = '';
+  readonly #messages: Record<string, unknown>[] = [];
+  #buffer = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(e2e: E2E, scope: Scope, args: readonly string[]) {
+    this.child = e2e.track(
+      spawn(process.execPath, [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args], {
+        cwd: scope.dir,
+        env: scope.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      this.#buffer += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = this.#buffer.indexOf('\n')) !== -1) {
+        const line = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        this.stdoutLines.push(line);
+        try {
+          this.#messages.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // Kept in stdoutLines; the test reports it.
+        }
+      }
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => {
+      this.child.once('close', (code, signal) => resolve({ code, signal }));
+    });
+  }
+
+  /** Whatever stdout held after its last newline (must be empty at the end). */
+  get partialLine(): string {
+    return this.#buffer;
+  }
+
+  send(message: Record<string, unknown>): void {
+    this.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  }
+
+  async request(
+    id: number,
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    this.send({ id, method, params });
+    return waitFor(
+      () => this.#messages.find((message) => message['id'] === id),
+      `the response to request ${String(id)}`,
+    );
+  }
+
+  async initialize(): Promise<void> {
+    await this.request(0, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'ahma-e2e-raw', version: '1.0.0' },
+    });
+    this.send({ method: 'notifications/initialized' });
+  }
+
+  /** Ends stdin (the client goes away) and waits for the server to exit. */
+  async end(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.stdin?.end();
+    return this.exited;
+  }
+}
