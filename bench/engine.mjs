@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { summarize } from './stats.mjs';
 import { createEngine } from '@ahma/core';
 
 const args = process.argv.slice(2);
@@ -71,14 +72,6 @@ const methods = {
   'plain spawn: echo hi': plainSpawn('echo', ['hi']),
   'plain spawn: /bin/true': plainSpawn('/bin/true', []),
 };
-
-function summarize(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-  const round = (x) => Math.round(x * 1000) / 1000;
-  return { count: sorted.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)) };
-}
 
 /** Round-robin: CHUNK samples of each method in turn until each has `n`. */
 async function measure(selected, n) {

@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { summarize } from './stats.mjs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -117,14 +118,6 @@ async function callOnce({ client, call, expect }) {
   if (result.isError || !text.includes(expect))
     throw new Error(`unexpected result: ${JSON.stringify(result)}`);
   return elapsed;
-}
-
-function summarize(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-  const round = (x) => Math.round(x * 1000) / 1000;
-  return { count: sorted.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)) };
 }
 
 // Sequential round trips, round-robin.

@@ -50,6 +50,7 @@ export {
   leafInputSchema,
   ArgumentValidator,
   META_PARAMETERS,
+  META_PARAMETER_PROPERTIES,
   isMetaParameter,
   type ArgumentError,
   type MetaParameter,

@@ -14,7 +14,8 @@ export function isMetaParameter(name: string): name is MetaParameter {
   return (META_PARAMETERS as readonly string[]).includes(name);
 }
 
-const metaProperties: Record<string, JsonSchema> = {
+/** JSON Schema of the optional meta-parameters every command tool accepts. */
+export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
   working_directory: {
     type: 'string',
     description:
@@ -33,7 +34,7 @@ export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   const parameters = [...leaf.options, ...leaf.positionals];
   const properties: Record<string, JsonSchema> = {};
   for (const parameter of parameters) properties[parameter.name] = parameterSchema(parameter);
-  Object.assign(properties, metaProperties);
+  Object.assign(properties, META_PARAMETER_PROPERTIES);
   const required = parameters.filter((p) => p.required === true).map((p) => p.name);
   return {
     type: 'object',

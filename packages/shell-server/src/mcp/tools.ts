@@ -2,6 +2,7 @@
 // status, await and cancel. Handlers are generic: nothing here knows any particular tool (R1.3).
 import {
   AhmaError,
+  META_PARAMETER_PROPERTIES,
   prepareInvocation,
   resolveWorkingDirectory,
   type ArgumentValidator,
@@ -184,20 +185,6 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
   };
 }
 
-const metaProperties = {
-  working_directory: {
-    type: 'string',
-    description:
-      'Directory to run in, absolute or relative to the sandbox scope; must lie inside the scope. Default: the scope.',
-  },
-  timeout_seconds: {
-    type: 'number',
-    exclusiveMinimum: 0,
-    maximum: 86400,
-    description: 'Kill the command after this many seconds.',
-  },
-};
-
 /** sandboxed_shell: a bash script in the sandbox (pipes and redirects allowed). */
 export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntry {
   const tool: Tool = {
@@ -207,7 +194,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
       type: 'object',
       properties: {
         command: { type: 'string', minLength: 1, description: 'The bash script to run (bash -c).' },
-        ...metaProperties,
+        ...META_PARAMETER_PROPERTIES,
       },
       required: ['command'],
       additionalProperties: false,
