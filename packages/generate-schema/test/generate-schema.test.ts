@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { schemaFiles } from '../src/run.js';
 
 const bin = fileURLToPath(new URL('../bin/generate-tool-schema.js', import.meta.url));
@@ -21,6 +21,15 @@ async function generate(args: string[], cwd: string) {
   }
 }
 
+/** Temp directories made by these tests, removed afterwards. */
+const made: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ahma-schema-'));
+  made.push(dir);
+  return dir;
+}
+afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 describe('generate-tool-schema', () => {
   it('R5.1: the committed docs/mtdf-schema.json is current (run `pnpm generate-schema` if this fails)', async () => {
     for (const [name, text] of Object.entries(schemaFiles())) {
@@ -31,7 +40,7 @@ describe('generate-tool-schema', () => {
   });
 
   it('R5.1: writes OUT_DIR/mtdf-schema.json, a draft 2020-12 schema that ajv compiles in strict mode (union types allowed)', async () => {
-    const out = join(await mkdtemp(join(tmpdir(), 'ahma-schema-')), 'nested', 'out');
+    const out = join(await tempDir(), 'nested', 'out');
     const run = await generate([out], repoRoot);
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['mtdf-schema.json', 'tool-guidance-schema.json']);
@@ -49,7 +58,7 @@ describe('generate-tool-schema', () => {
   });
 
   it('defaults OUT_DIR to docs/ of the working directory', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'ahma-schema-'));
+    const cwd = await tempDir();
     expect((await generate([], cwd)).stdout).toBe(
       `wrote ${join('docs', 'mtdf-schema.json')}\nwrote ${join('docs', 'tool-guidance-schema.json')}\n`,
     );
@@ -59,7 +68,7 @@ describe('generate-tool-schema', () => {
   });
 
   it('--stdout prints the schema and writes nothing', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'ahma-schema-'));
+    const cwd = await tempDir();
     const run = await generate(['--stdout'], cwd);
     expect(run.stdout).toBe(schemaFiles()['mtdf-schema.json']);
     expect(await readdir(cwd)).toEqual([]);

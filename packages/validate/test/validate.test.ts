@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, symlink, cp } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../bin/ahma-validate.js', import.meta.url));
 const fixtures = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -27,6 +27,15 @@ async function validate(args: string[], cwd = fixtures): Promise<Run> {
 }
 
 const issueLine = /^(?<file>[^#]+)#(?<pointer>(\/[^:]*)?): (?<message>.+)$/;
+
+/** Temp directories made by these tests, removed afterwards. */
+const made: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ahma-validate-'));
+  made.push(dir);
+  return dir;
+}
+afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 describe('ahma-validate', () => {
   it('R5.1: a folder of valid definitions and its guidance file passes with exit 0', async () => {
@@ -78,7 +87,7 @@ describe('ahma-validate', () => {
   });
 
   it('R1.2: with no target it validates .ahma/tools of the working directory', async () => {
-    const project = await mkdtemp(join(tmpdir(), 'ahma-validate-'));
+    const project = await tempDir();
     await mkdir(join(project, '.ahma'));
     await cp(join(fixtures, 'valid'), join(project, '.ahma', 'tools'), { recursive: true });
     expect(await validate([], project)).toMatchObject({ code: 0, stdout: '✓ 3 files valid\n' });
@@ -91,7 +100,7 @@ describe('ahma-validate', () => {
   });
 
   it('exit 2: an unreadable file in a named directory is an I/O error', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ahma-validate-'));
+    const dir = await tempDir();
     await symlink(join(dir, 'missing-target'), join(dir, 'dangling.json'));
     const run = await validate([dir]);
     expect(run.code).toBe(2);
