@@ -144,6 +144,22 @@ describe('log file (default)', () => {
   });
 });
 
+describe('--debug', () => {
+  it('R16: --debug adds debug-level lines (each tools/list and tools/call) to the log file', async () => {
+    const scope = await e2e.scope();
+    const server = await e2e.server(scope, ['--debug']);
+    await server.client.listTools();
+    await server.call('e2e_sync', { value: 'debugged' });
+    await server.close();
+    const log = await readLog(scope);
+    const debug = log.lines.filter((line) => line['level'] === 20);
+    expect(debug.map((line) => line['msg'])).toEqual(
+      expect.arrayContaining(['tools/list', 'tools/call']),
+    );
+    expect(debug.find((line) => line['msg'] === 'tools/call')).toMatchObject({ tool: 'e2e_sync' });
+  });
+});
+
 describe('--log-to-stderr', () => {
   it('R16: --log-to-stderr puts readable coloured lines on stderr and nothing but JSON-RPC on stdout', async () => {
     const scope = await e2e.scope({ invalid: true });
