@@ -1,17 +1,24 @@
 #!/usr/bin/env node
-// Compiles the Linux sandbox exec helper (SPEC §4, R7.2) from native/ahma-sandbox.c into
-// dist/native/ahma-sandbox. Runs after tsup, which empties dist/ first.
+// Compiles the Linux sandbox exec helper (SPEC §4, R7.2) from every native/*.c (main() is in
+// native/ahma-sandbox.c) into dist/native/ahma-sandbox. Runs after tsup, which empties dist/ first.
 //
 // Static linking is tried first (a static binary adds ~0.1 ms per exec, a dynamic one ~0.7 ms);
 // when the C library has no static archive (e.g. no libc.a / glibc-static installed), the helper
 // is linked dynamically instead. `CC` overrides the compiler (default `cc`).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const source = join(packageDir, 'native', 'ahma-sandbox.c');
+const nativeDir = join(packageDir, 'native');
+// Named in messages: the file with main() and the overview of the others.
+const source = join(nativeDir, 'ahma-sandbox.c');
+// Sorted, so the command line (and the link order) does not depend on the directory's order.
+const sources = readdirSync(nativeDir)
+  .filter((name) => name.endsWith('.c'))
+  .sort()
+  .map((name) => join(nativeDir, name));
 const outDir = join(packageDir, 'dist', 'native');
 const output = join(outDir, 'ahma-sandbox');
 const compiler = process.env.CC || 'cc';
@@ -48,7 +55,7 @@ const temporary = `${output}.tmp-${process.pid}`;
 
 const compile = (extra) => {
   try {
-    execFileSync(compiler, [...flags, ...extra, '-o', temporary, source], {
+    execFileSync(compiler, [...flags, ...extra, '-o', temporary, ...sources], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return undefined;

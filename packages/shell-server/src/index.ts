@@ -13,6 +13,12 @@ export {
   type ServerOptions,
   type ParsedCommandLine,
 } from './options.js';
-export { createLogger, logDirectory, type Logger, type LoggingOptions } from './logging.js';
+export {
+  createLogger,
+  logDirectory,
+  logFileName,
+  type Logger,
+  type LoggingOptions,
+} from './logging.js';
 export { runOneShot } from './one-shot.js';
 export { TTY_REFUSAL } from './transports/stdio.js';

@@ -9,12 +9,16 @@ import { fileURLToPath } from 'node:url';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 export const helper = join(packageDir, 'dist', 'native', 'ahma-sandbox');
-const source = join(packageDir, 'native', 'ahma-sandbox.c');
+const nativeDir = join(packageDir, 'native');
 const buildScript = join(packageDir, 'scripts', 'build-native.mjs');
 
-/** Compiles dist/native/ahma-sandbox when it is missing or older than native/ahma-sandbox.c. */
+/** The newest modification time of native/: the helper is built from every file there. */
+const newestSourceMs = () =>
+  Math.max(...readdirSync(nativeDir).map((name) => statSync(join(nativeDir, name)).mtimeMs));
+
+/** Compiles dist/native/ahma-sandbox when it is missing or older than any file in native/. */
 export function buildHelperIfStale(): void {
-  const stale = !existsSync(helper) || statSync(helper).mtimeMs < statSync(source).mtimeMs;
+  const stale = !existsSync(helper) || statSync(helper).mtimeMs < newestSourceMs();
   if (stale) execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
 }
 

@@ -54,7 +54,7 @@ describe('log file (default)', () => {
     await server.close();
     const log = await readLog(scope);
     expect(log.files).toHaveLength(1);
-    expect(log.files[0]).toMatch(/^ahma\..*\.log$/);
+    expect(log.files[0]).toMatch(/^ahma-\d{4}-\d{2}-\d{2}\.log$/);
     expect(log.text).not.toMatch(ANSI);
     expect(log.lines.length).toBeGreaterThan(0);
     for (const line of log.lines) {

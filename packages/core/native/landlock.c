@@ -1,0 +1,163 @@
+/*
+ * Landlock (SPEC §4): restricts this process, and everything it later forks, to reading and
+ * executing everywhere and writing only beneath the --rw scopes and a few devices.
+ *
+ * The Landlock ABI is declared here rather than taken from <linux/landlock.h>, so the helper builds
+ * against old kernel headers and still uses every right of the running kernel.
+ */
+#define _GNU_SOURCE
+
+#include "landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common.h"
+
+/* ---- Landlock ABI (include/uapi/linux/landlock.h), declared locally --------------------------- */
+
+/* New syscalls share one number on every architecture since 5.1. */
+#define SYS_LL_CREATE_RULESET 444
+#define SYS_LL_ADD_RULE 445
+#define SYS_LL_RESTRICT_SELF 446
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_DIR (1ULL << 4)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
+#define LL_FS_MAKE_CHAR (1ULL << 6)
+#define LL_FS_MAKE_DIR (1ULL << 7)
+#define LL_FS_MAKE_REG (1ULL << 8)
+#define LL_FS_MAKE_SOCK (1ULL << 9)
+#define LL_FS_MAKE_FIFO (1ULL << 10)
+#define LL_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_FS_MAKE_SYM (1ULL << 12)
+#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
+
+/* The only rights the kernel accepts on a rule for a non-directory. */
+#define LL_FS_FILE_RIGHTS \
+    (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FS_READ_EXEC (LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_EXECUTE)
+#define LL_FS_DEVICE_RW (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4; network is deliberately not handled */
+    uint64_t scoped;             /* ABI 6 */
+};
+
+struct ll_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+static const char *const device_paths[] = {
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+    "/dev/urandom", "/dev/tty", "/dev/pts", "/dev/shm",
+};
+
+int landlock_abi(int *err) {
+    long abi = syscall(SYS_LL_CREATE_RULESET, NULL, 0, LL_CREATE_RULESET_VERSION);
+    if (abi < 0) {
+        *err = errno;
+        return -1;
+    }
+    return (int)abi;
+}
+
+const char *landlock_reason(int err) {
+    switch (err) {
+    case ENOSYS:
+        return "kernel without Landlock (needs Linux >= 5.13 built with CONFIG_SECURITY_LANDLOCK)";
+    case EOPNOTSUPP:
+        return "Landlock is disabled at boot (add \"landlock\" to the lsm= kernel parameter)";
+    default:
+        return "the landlock syscalls are blocked, e.g. by a container runtime's seccomp profile";
+    }
+}
+
+/* Every filesystem right the running ABI knows: a right left unhandled would be allowed everywhere. */
+static uint64_t handled_fs_rights(int abi) {
+    uint64_t rights = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: 13 rights */
+    if (abi >= 2) rights |= LL_FS_REFER;
+    if (abi >= 3) rights |= LL_FS_TRUNCATE;
+    if (abi >= 5) rights |= LL_FS_IOCTL_DEV;
+    return rights;
+}
+
+/* Adds a path-beneath rule. Returns 0, or -1 with errno when the path cannot be opened. */
+static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_t handled) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) access &= LL_FS_FILE_RIGHTS;
+    access &= handled;
+    if (access != 0) {
+        struct ll_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
+        if (syscall(SYS_LL_ADD_RULE, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) != 0)
+            die(EXIT_HELPER, "landlock_add_rule(%s): %s", path, strerror(errno));
+    }
+    close(fd);
+    return 0;
+}
+
+void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
+    int err = 0;
+    int abi = landlock_abi(&err);
+    if (abi < 0)
+        die(EXIT_UNAVAILABLE, "Landlock unavailable: %s (%s); refusing to run the command unconfined",
+            landlock_reason(err), strerror(err));
+
+    uint64_t handled = handled_fs_rights(abi);
+    struct ll_ruleset_attr attr = {.handled_access_fs = handled};
+    if (abi >= 6) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+
+    /* Sizes beyond what an older kernel knows are accepted as long as the extra fields are 0. */
+    int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
+    if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
+
+    if (add_path_rule(ruleset, "/", LL_FS_READ_EXEC, handled) != 0)
+        die(EXIT_HELPER, "cannot open /: %s", strerror(errno));
+    for (size_t i = 0; i < nro; i++)
+        if (add_path_rule(ruleset, ro[i], LL_FS_READ_EXEC, handled) != 0)
+            die(EXIT_HELPER, "--ro %s: %s", ro[i], strerror(errno));
+    for (size_t i = 0; i < nrw; i++)
+        if (add_path_rule(ruleset, rw[i], handled, handled) != 0)
+            die(EXIT_HELPER, "--rw %s: %s", rw[i], strerror(errno));
+    for (size_t i = 0; i < sizeof device_paths / sizeof *device_paths; i++) {
+        const char *dev = device_paths[i];
+        /* /dev/shm is a tmpfs for shm_open()/sem_open(): it needs to create and remove files. */
+        uint64_t access = strcmp(dev, "/dev/shm") == 0 ? handled
+                          : strcmp(dev, "/dev/pts") == 0 ? LL_FS_DEVICE_RW | LL_FS_READ_DIR
+                                                         : LL_FS_DEVICE_RW;
+        (void)add_path_rule(ruleset, dev, access, handled); /* missing devices are skipped */
+    }
+
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        die(EXIT_HELPER, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+    if (syscall(SYS_LL_RESTRICT_SELF, ruleset, 0) != 0)
+        die(EXIT_HELPER, "landlock_restrict_self: %s", strerror(errno));
+    close(ruleset);
+}

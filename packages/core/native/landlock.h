@@ -1,0 +1,20 @@
+/* Landlock (SPEC §4): the filesystem half of the sandbox, applied to the helper itself. */
+#ifndef AHMA_SANDBOX_LANDLOCK_H
+#define AHMA_SANDBOX_LANDLOCK_H
+
+#include <stddef.h>
+
+/* The running kernel's Landlock ABI version, or -1 with the reason's errno in *err. */
+int landlock_abi(int *err);
+
+/* Why Landlock is unavailable, for an errno from landlock_abi(). */
+const char *landlock_reason(int err);
+
+/*
+ * Confines this process and everything it later starts: read and execute everywhere, write only
+ * beneath rw (and a few devices), read beneath ro. Dies with 78 when Landlock is unavailable,
+ * 125 on any other failure.
+ */
+void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro);
+
+#endif

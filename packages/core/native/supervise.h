@@ -1,0 +1,51 @@
+/*
+ * Process supervision (SPEC §3): the supervisor that outlives the command and ends its whole tree,
+ * and the descriptor, signal and exec helpers its forks share. Used by the one-command mode
+ * (ahma-sandbox.c) and by every unit of the pool zygote (zygote.c).
+ */
+#ifndef AHMA_SANDBOX_SUPERVISE_H
+#define AHMA_SANDBOX_SUPERVISE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The command a supervisor waits for, set right after the fork that starts it. */
+extern pid_t main_pid;
+/* --grace-ms: how long the tree has between SIGTERM and SIGKILL. */
+extern int64_t grace_ms;
+/* SIGCHLD and the termination requests, blocked by block_handled_signals(). */
+extern sigset_t handled_set;
+
+/*
+ * Sends sig (0: none) to every descendant except those in except and below them; returns how many
+ * there are, zombies included.
+ */
+size_t signal_descendants_except(int sig, const pid_t *except, size_t nexcept);
+
+/* SIGTERM to the whole tree, up to grace_ms for it to exit, then SIGKILL until nothing is left. */
+void terminate_tree(void);
+
+/* Closes every descriptor in [lo, hi]. */
+void close_fd_range(unsigned lo, unsigned hi);
+/* Closes every descriptor >= 3. */
+void close_inherited_fds(void);
+/* Closes every descriptor >= 3 except a, b and c (-1: none). */
+void close_fds_except(int a, int b, int c);
+
+/* Runs argv, or reports why not on stderr and exits 127 (not found) or 126 (cannot execute). */
+void exec_command(char *const argv[]) __attribute__((noreturn));
+
+/* Default dispositions and nothing blocked: what a command must start with. */
+void reset_signals(void);
+/* Blocks handled_set (after resetting its dispositions), so no request is lost during setup. */
+void block_handled_signals(void);
+
+/*
+ * Waits until main_pid ends or a termination request arrives, ends the tree, then exits the way
+ * the command ended. Expects handled_set blocked and this process to be a child subreaper.
+ */
+void supervise(void) __attribute__((noreturn));
+
+#endif
