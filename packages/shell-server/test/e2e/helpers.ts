@@ -18,6 +18,7 @@ import {
   type CallToolResult,
   type ProgressNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CommandResult } from '../../src/mcp/results.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');
@@ -36,17 +37,8 @@ export const FIXTURE_TOOLS = [
   'touch',
 ] as const;
 
-/** The structured result of a finished command (SPEC §3). */
-export interface CommandResult {
-  readonly operation_id: string;
-  readonly tool: string;
-  readonly status: 'completed' | 'failed' | 'timed_out' | 'cancelled';
-  readonly exit_code: number | null;
-  readonly output: string;
-  readonly truncated: boolean;
-  readonly full_output_path?: string;
-  readonly duration_ms: number;
-}
+/** The structured result of a finished command (SPEC §3), as the server declares it. */
+export type { CommandResult };
 
 export interface StartedResult {
   readonly operation_id: string;
