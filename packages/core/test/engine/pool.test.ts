@@ -1,11 +1,11 @@
 // The pre-warmed shell pool seen through the engine (R4.1): pooled runs behave exactly like direct
 // spawns, nothing leaks between commands, stopping kills exactly the command's tree, and the pool
 // survives its zygote dying or going idle.
-import { readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../src/process/executor.js';
+import { descendantsOf } from '../sandbox/support.js';
 import {
   bash,
   engineFixture,
@@ -216,7 +216,7 @@ describe('R4.1: pool lifecycle', () => {
     const fixture = await engineFixture({ noShellPool: false, poolSize: 3 });
     const zygote = fixture.engine.pool?.stats.zygotePid ?? 0;
     await run(fixture.engine, ['true']);
-    const children = descendants(zygote);
+    const children = descendantsOf(zygote);
     expect(children.length).toBeGreaterThan(0);
     await fixture.dispose();
     expect(await eventually(() => !isAlive(zygote) && children.every((pid) => !isAlive(pid)))).toBe(
@@ -225,22 +225,8 @@ describe('R4.1: pool lifecycle', () => {
   });
 });
 
+/** Running: a zombie counts as gone. */
 function isAlive(pid: number): boolean {
   const state = procStat(pid)?.state;
   return state !== undefined && state !== 'Z';
-}
-
-/** Every process whose parent chain leads to `root`. */
-function descendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    const stat = procStat(Number(entry));
-    if (stat !== undefined) parents.set(Number(entry), stat.ppid);
-  }
-  return [...parents.keys()].filter((pid) => {
-    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at)) {
-      if (at === root) return true;
-    }
-    return false;
-  });
 }
