@@ -7,6 +7,20 @@ import { AhmaError } from '../errors.js';
 
 const MAX_SYMLINK_HOPS = 40;
 
+/**
+ * Real paths of scopes already seen. A scope is fixed for the server's life (R7.1: the sandbox
+ * was built on its real path at start), so it is resolved once, not on every call.
+ */
+const realScopes = new Map<string, string>();
+
+async function realScopeOf(scope: string): Promise<string> {
+  const known = realScopes.get(scope);
+  if (known !== undefined) return known;
+  const real = await realpath(scope);
+  realScopes.set(scope, real);
+  return real;
+}
+
 /** True when `candidate` is `scope` itself or lies below it (both absolute, normalised). */
 export function isInside(candidate: string, scope: string): boolean {
   return candidate === scope || candidate.startsWith(scope.endsWith(sep) ? scope : scope + sep);
@@ -28,7 +42,7 @@ export async function resolvePathInScope(
     throw new AhmaError('PATH_INVALID', `argument "${field}": the path contains a NUL byte`);
   }
   const absolute = resolve(base, value);
-  const realScope = await realpath(scope);
+  const realScope = await realScopeOf(scope);
   const real = await realpathLenient(absolute);
   if (!isInside(real, realScope)) {
     const via = real === absolute ? '' : ` (it resolves to ${real})`;
@@ -49,7 +63,7 @@ export async function resolveWorkingDirectory(
   value: string | undefined,
   scope: string,
 ): Promise<string> {
-  const realScope = await realpath(scope);
+  const realScope = await realScopeOf(scope);
   if (value === undefined || value === '') return realScope;
   const absolute = isAbsolute(value) ? resolve(value) : resolve(realScope, value);
   const real = await realpathLenient(absolute);
