@@ -1,5 +1,6 @@
 // R5.3: each tool's inputSchema is generated from its definition; calls are validated against it and
 // a bad call gets an error naming the field.
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { ToolLeaf } from '../../src/definition/flatten.js';
 import {
@@ -31,6 +32,13 @@ const build = onlyLeaf({
 const schema = leafInputSchema(build);
 
 describe('leafInputSchema', () => {
+  // ArgumentValidator compiles without meta-schema validation (start-up time); this is that check.
+  it('R5.3: an input schema is valid against the draft 2020-12 meta-schema', () => {
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    expect(ajv.validateSchema(schema)).toBe(true);
+    expect(ajv.errors ?? null).toBeNull();
+  });
+
   it('R5.3: properties carry type, description, enum, default, format and items', () => {
     expect(schema['type']).toBe('object');
     const properties = schema['properties'] as Record<string, unknown>;

@@ -1,4 +1,5 @@
 // R5.1: the MTDF JSON Schema is generated from the zod source and is what the validator compiles.
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import {
   mtdfJsonSchema,
@@ -26,6 +27,16 @@ describe('generated JSON Schema', () => {
     ['tool guidance', toolGuidanceJsonSchema],
   ])('R5.1: the %s schema is draft 2020-12', (_name, generate) => {
     expect(generate()['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+  });
+
+  // The validator compiles without meta-schema validation (start-up time); this is that check.
+  it.each([
+    ['MTDF', mtdfJsonSchema],
+    ['tool guidance', toolGuidanceJsonSchema],
+  ])('R5.1: the %s schema is valid against the draft 2020-12 meta-schema', (_name, generate) => {
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    expect(ajv.validateSchema(generate())).toBe(true);
+    expect(ajv.errors ?? null).toBeNull();
   });
 
   it('R5.1: every object definition has additionalProperties: false (unknown keys are errors)', () => {
