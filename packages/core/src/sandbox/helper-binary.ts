@@ -8,15 +8,26 @@ import { fileURLToPath } from 'node:url';
 export const LANDLOCK_UNAVAILABLE_EXIT = 78;
 
 /**
- * The helper binary's path. Core runs bundled from dist/ (dist/native beside it) or, in tests,
- * from src/sandbox (dist/native two levels up).
+ * The helper binary's path. Core runs from its dist/ (dist/native beside it), in tests from
+ * src/sandbox (dist/native two levels up), or bundled into a server's own dist/ (ahma-shell is one
+ * file for a fast start): then the installed @ahma/core package is asked where it lives.
  */
 export function defaultHelperPath(): string {
   const candidates = [
     new URL('./native/ahma-sandbox', import.meta.url),
     new URL('../../dist/native/ahma-sandbox', import.meta.url),
+    new URL('./native/ahma-sandbox', installedCore()),
   ].map((url) => fileURLToPath(url));
   return candidates.find((path) => existsSync(path)) ?? candidates[0] ?? 'ahma-sandbox';
+}
+
+/** The URL of @ahma/core's entry as the importing package resolves it (its dist/index.js). */
+function installedCore(): string {
+  try {
+    return import.meta.resolve('@ahma/core');
+  } catch {
+    return import.meta.url;
+  }
 }
 
 export type ProbeResult =
