@@ -44,9 +44,12 @@
  *   supervise.c     the supervisor: reaping, descendant scan and termination, exiting like the
  *                   command; the descriptor, signal and exec helpers its forks share
  *   zygote.c        pool mode: units, frames, the event loop
+ *   template.c      pool mode: the template bash that clones shell units (with bash/ahma-unit.c,
+ *                   a bash builtin built into ahma-unit.so beside this program)
  *   common.c/.h     the program name, exit codes, die() and now_ms()
  *
- * Build: cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
+ * Build (scripts/build-native.mjs): cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
+ * and cc ... -shared -fPIC -o ahma-unit.so bash/*.c supervise.c common.c
  */
 #define _GNU_SOURCE
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -192,7 +193,7 @@ static void exit_like(int status) {
         sigemptyset(&set);
         sigaddset(&set, sig);
         sigprocmask(SIG_UNBLOCK, &set, NULL);
-        raise(sig);
+        kill(getpid(), sig); /* not raise(): glibc's cached thread id is stale after a raw clone */
         _exit(128 + sig); /* a signal whose default action does not terminate */
     }
     _exit(EXIT_HELPER);
@@ -226,6 +227,43 @@ void close_fds_except(int a, int b, int c) {
         next = (unsigned)keep[i] + 1;
     }
     close_fd_range(next, ~0U);
+}
+
+/*
+ * The start of a pool unit's supervisor S (zygote.c): drop every descriptor but the unit's own
+ * (protocol channels, the zygote's signalfd, other units' descriptors: nothing of it may reach a
+ * command), stdin and stdout on /dev/null, a session of its own, child subreaper, SIGTERM when
+ * the zygote dies. Exits 125 when any of it fails or the zygote (parent) is already gone.
+ */
+void become_unit_supervisor(int go_r, int body, int out_w, pid_t parent) {
+    close_fds_except(go_r, body, out_w);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0) {
+        dprintf(out_w, PROG ": cannot open /dev/null: %s\n", strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    if (null > STDERR_FILENO) close(null);
+    (void)setsid(); /* own session and process group: S and B, not the zygote */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0) {
+        dprintf(out_w, PROG ": prctl: %s\n", strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    if (getppid() != parent) _exit(EXIT_HELPER); /* the zygote is already gone */
+}
+
+/*
+ * In a shell unit's B: output on fds 1 and 2, the go pipe on fd 3, the request memfd on fd 4
+ * (through copies above fd 4, so no dup2 clobbers a source), nothing else.
+ */
+void give_shell_unit_fds(int go_r, int body, int out_w) {
+    /* Both copied above 4 before either is moved: go_r or body may itself be fd 3 or 4. */
+    int go_copy = fcntl(go_r, F_DUPFD, 5), body_copy = fcntl(body, F_DUPFD, 5);
+    (void)dup2(out_w, STDOUT_FILENO);
+    (void)dup2(out_w, STDERR_FILENO);
+    (void)dup2(go_copy, 3);
+    (void)dup2(body_copy, 4);
+    close_fd_range(5, ~0U);
 }
 
 /* Runs argv, or reports why not on stderr and exits 127 (not found) or 126 (cannot execute). */

@@ -1,7 +1,8 @@
 /*
  * Process supervision (SPEC §3): the supervisor that outlives the command and ends its whole tree,
  * and the descriptor, signal and exec helpers its forks share. Used by the one-command mode
- * (ahma-sandbox.c) and by every unit of the pool zygote (zygote.c).
+ * (ahma-sandbox.c), by every unit of the pool zygote (zygote.c) and by the template bash's
+ * builtin (bash/ahma-unit.c), which links this file into ahma-unit.so.
  */
 #ifndef AHMA_SANDBOX_SUPERVISE_H
 #define AHMA_SANDBOX_SUPERVISE_H
@@ -33,6 +34,15 @@ void close_fd_range(unsigned lo, unsigned hi);
 void close_inherited_fds(void);
 /* Closes every descriptor >= 3 except a, b and c (-1: none). */
 void close_fds_except(int a, int b, int c);
+
+/*
+ * The start of a pool unit's supervisor S: only the unit's descriptors, stdin and stdout on
+ * /dev/null, own session, child subreaper, SIGTERM on the parent's death; exits 125 on failure or
+ * when the parent is no longer `parent`.
+ */
+void become_unit_supervisor(int go_r, int body, int out_w, pid_t parent);
+/* In a shell unit's B: output on fds 1 and 2, go pipe on 3, request memfd on 4, nothing else. */
+void give_shell_unit_fds(int go_r, int body, int out_w);
 
 /* Runs argv, or reports why not on stderr and exits 127 (not found) or 126 (cannot execute). */
 void exec_command(char *const argv[]) __attribute__((noreturn));

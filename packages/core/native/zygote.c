@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -23,6 +22,7 @@
 
 #include "common.h"
 #include "supervise.h"
+#include "template.h"
 
 /*
  * `--pool N`: the helper, sandboxed once, runs every command in a unit of its own and keeps N warm
@@ -56,7 +56,8 @@
  * mode are kept ready this way, so a request costs no fork on its way (~0.2 ms on the critical
  * path): the oldest idle unit takes it, and its replacement is forked once S is sent. When none is
  * idle, a unit is forked on the spot and handed the request at once. B depends on the mode:
- *   shell  a warm shell, `SHELL --noprofile --norc -c BOOTSTRAP` (go on fd 3, body on fd 4): it
+ *   shell  a warm shell (go on fd 3, body on fd 4): a copy of the template bash (template.c),
+ *          or, without one, `SHELL --noprofile --norc -c BOOTSTRAP`. Either way it
  *          reads the request from fd 4 in one `mapfile` and runs that one script. A memfd is
  *          seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte (~0.6 us
  *          a byte). The script's builtins run without any exec, so the warm shell saves its own
@@ -72,15 +73,7 @@
 #define IDLE_DEATH_LIMIT 3
 #define FRAME_HEADER 9
 
-static const char bootstrap[] =
-    "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */
-    "mapfile -d '' -t __ahma_req <&4\n"                 /* cwd, mode (shell), script */
-    "exec 3<&- 4<&-\n"
-    "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"
-    "cd -- \"${__ahma_req[0]}\" || exit 125\n"
-    "__ahma_script=${__ahma_req[2]}\n"
-    "unset __ahma_go __ahma_req\n"
-    "eval \"unset __ahma_script; $__ahma_script\"\n";
+static const char bootstrap[] = SHELL_UNIT_BOOTSTRAP;
 
 enum mode { MODE_SHELL, MODE_ARGV, MODES };
 static const char *const warm_name[MODES] = {"warm shell", "warm argv unit"};
@@ -132,6 +125,7 @@ static void begin_shutdown(void) {
     got_term = 0;
     if (shutting_down) return;
     shutting_down = 1;
+    template_gone(0);
     kill_deadline = now_ms() + grace_ms + 1000;
     final_deadline = kill_deadline + 2000;
     for (size_t i = 0; i < nunits; i++) {
@@ -299,23 +293,7 @@ static void run_argv(int go_r, int body) {
 /* In the forked supervisor S: set up the unit, start B, supervise it. Never returns. */
 static void run_unit(enum mode mode, int go_r, int body, int out_w) __attribute__((noreturn));
 static void run_unit(enum mode mode, int go_r, int body, int out_w) {
-    /* First drop what belongs to the zygote (protocol channels, the signalfd, the other units'
-     * descriptors): nothing of it may reach a command. */
-    close_fds_except(go_r, body, out_w);
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0) {
-        dprintf(out_w, PROG ": cannot open /dev/null: %s\n", strerror(errno));
-        _exit(EXIT_HELPER);
-    }
-    if (null > STDERR_FILENO) close(null);
-    (void)setsid(); /* own session and process group: S and B, not the zygote */
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0) {
-        dprintf(out_w, PROG ": prctl: %s\n", strerror(errno));
-        _exit(EXIT_HELPER);
-    }
-    if (getppid() != zygote_pid) _exit(EXIT_HELPER); /* the zygote is already gone */
-
+    become_unit_supervisor(go_r, body, out_w, zygote_pid);
     if (mode == MODE_ARGV) {
         /* A fork, not a vfork: B waits for its request, in memory of its own. */
         main_pid = fork();
@@ -336,12 +314,7 @@ static void run_unit(enum mode mode, int go_r, int body, int out_w) {
          */
         main_pid = vfork();
         if (main_pid == 0) {
-            (void)dup2(out_w, STDOUT_FILENO);
-            (void)dup2(out_w, STDERR_FILENO);
-            /* The warm shell: go pipe on fd 3, request memfd on fd 4 (via fds >= 5: no clash). */
-            (void)dup2(fcntl(go_r, F_DUPFD, 5), 3);
-            (void)dup2(fcntl(body, F_DUPFD, 5), 4);
-            close_fd_range(5, ~0U);
+            give_shell_unit_fds(go_r, body, out_w);
             reset_signals();
             char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
                                   (char *)bootstrap, NULL};
@@ -370,8 +343,10 @@ static struct unit *spawn_unit(enum mode mode) {
     int go[2] = {-1, -1}, body = -1, out[2] = {-1, -1};
     pid_t pid = -1;
     if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
-        pipe2(out, O_CLOEXEC) == 0 && (pid = fork()) == 0)
-        run_unit(mode, go[0], body, out[1]);
+        pipe2(out, O_CLOEXEC) == 0) {
+        if (mode == MODE_SHELL) pid = clone_from_template(go[0], body, out[1]);
+        if (pid < 0 && (pid = fork()) == 0) run_unit(mode, go[0], body, out[1]);
+    }
     int err = errno;
     close_fd(&go[0]);
     close_fd(&out[1]);
@@ -572,6 +547,14 @@ static void reap_units(void) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
         if (pid <= 0) return;
+        if (pid == template_pid) {
+            if (!shutting_down)
+                fprintf(stderr, PROG ": the template shell (pid %d) ended: %s %d\n", (int)pid,
+                        WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+            template_gone(1);
+            continue;
+        }
         struct unit *u = NULL;
         for (size_t i = 0; i < nunits && u == NULL; i++)
             if (!units[i]->gone && !units[i]->reaped && units[i]->pid == pid) u = units[i];
@@ -606,6 +589,7 @@ static void sweep_strays(void) {
     pid_t *live = malloc((nunits + 1) * sizeof *live);
     if (live == NULL) return;
     size_t n = 0;
+    if (template_pid > 0) live[n++] = template_pid;
     for (size_t i = 0; i < nunits; i++)
         if (!units[i]->gone && !units[i]->reaped) live[n++] = units[i]->pid;
     signal_descendants_except(SIGKILL, live, n);
@@ -630,6 +614,7 @@ static void compact_units(void) {
 
 void run_zygote(void) {
     zygote_pid = getpid();
+    start_template(zygote_pid);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, NULL); /* a vanished reader is EPIPE, not death */

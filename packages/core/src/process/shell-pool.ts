@@ -1,6 +1,7 @@
 // The pre-warmed shell pool (R4.1, SPEC §5). Spawning from Node costs milliseconds and grows with the
 // server's memory, so Node spawns nothing per command: one long-lived, already sandboxed helper (the
-// zygote, `ahma-sandbox --pool N`) keeps N warm shells and forks replacements itself. Each warm shell
+// zygote, `ahma-sandbox --pool N`) keeps N warm shells and forks replacements itself (copies of one
+// template bash, so no shell start-up per command: native/template.c). Each warm shell
 // serves exactly one command and exits, so nothing (cd, variables, `exit`, background jobs) leaks
 // into the next, and each runs under its own supervisor and process group.
 //

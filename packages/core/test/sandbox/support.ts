@@ -9,16 +9,25 @@ import { fileURLToPath } from 'node:url';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 export const helper = join(packageDir, 'dist', 'native', 'ahma-sandbox');
+/** The bash builtin the pool's template shell loads (native/bash/ahma-unit.c), beside the helper. */
+export const unitBuiltin = join(packageDir, 'dist', 'native', 'ahma-unit.so');
 const nativeDir = join(packageDir, 'native');
 const buildScript = join(packageDir, 'scripts', 'build-native.mjs');
 
-/** The newest modification time of native/: the helper is built from every file there. */
-const newestSourceMs = () =>
-  Math.max(...readdirSync(nativeDir).map((name) => statSync(join(nativeDir, name)).mtimeMs));
+/** The newest modification time in native/: both binaries are built from the files there. */
+const newestSourceMs = (): number =>
+  Math.max(
+    ...readdirSync(nativeDir, { recursive: true, encoding: 'utf8' }).map(
+      (name) => statSync(join(nativeDir, name)).mtimeMs,
+    ),
+  );
 
-/** Compiles dist/native/ahma-sandbox when it is missing or older than any file in native/. */
+/** Compiles dist/native/ when a binary is missing or older than any file in native/. */
 export function buildHelperIfStale(): void {
-  const stale = !existsSync(helper) || statSync(helper).mtimeMs < newestSourceMs();
+  const newest = newestSourceMs();
+  const stale = [helper, unitBuiltin].some(
+    (binary) => !existsSync(binary) || statSync(binary).mtimeMs < newest,
+  );
   if (stale) execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
 }
 
@@ -60,6 +69,21 @@ function statFields(pid: number): string[] | undefined {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined; // no such process (any more)
+  }
+}
+
+/** The session id of /proc/PID/stat, undefined when there is no such process. */
+export function sessionOf(pid: number): number | undefined {
+  const session = statFields(pid)?.[3];
+  return session === undefined ? undefined : Number(session);
+}
+
+/** The NUL-separated words of /proc/PID/cmdline ([] when there is no such process). */
+export function cmdlineOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return [];
   }
 }
 

@@ -1,0 +1,153 @@
+/*
+ * ahma-unit.so: a bash loadable builtin that makes one warm bash the fork server of the pool's
+ * shell units (zygote.c), so a sandboxed_shell command costs two forks of a running bash instead
+ * of starting a new one (fork + exec + dynamic linking + initialisation: ~1 ms of CPU each).
+ *
+ * The zygote starts the template T as
+ *     bash --noprofile --norc -c TEMPLATE BASH SO GRACE_MS    (a socket to the zygote on fd 3)
+ * where TEMPLATE loads this file (`enable -f SO ahma_unit`) and calls `ahma_unit 3 GRACE_MS`. In T
+ * the builtin never returns: for every message of the zygote (one byte, and the unit's go pipe,
+ * request memfd and output pipe as SCM_RIGHTS), it clones S with CLONE_PARENT, so S is the
+ * zygote's child exactly like a unit it forks itself, and answers with S's pid (or -errno). S sets
+ * up like any unit's supervisor (become_unit_supervisor) and forks B. In B the builtin *returns*,
+ * and bash goes on with the rest of TEMPLATE: the same bootstrap a classic warm shell runs (wait
+ * for the go byte, read the request, run the script). B is a fresh copy of a bash that has run
+ * nothing, so nothing leaks between commands; what a copy would share with T is reset here ($$,
+ * $PPID) or in TEMPLATE (RANDOM, SECONDS, the positional parameters).
+ *
+ * EOF on the socket (the zygote shut down, or died) ends T.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../common.h"
+#include "../supervise.h"
+
+/* The parts of bash's loadable-builtin interface (builtins.h, command.h) this file uses; stable
+ * since bash 4. */
+typedef struct word_desc {
+    char *word;
+    int flags;
+} WORD_DESC;
+typedef struct word_list {
+    struct word_list *next;
+    WORD_DESC *word;
+} WORD_LIST;
+struct builtin {
+    const char *name;
+    int (*function)(WORD_LIST *);
+    int flags;
+    const char *const *long_doc;
+    const char *short_doc;
+    char *handle;
+};
+#define BUILTIN_ENABLED 0x01
+#define EXECUTION_SUCCESS 0
+#define EX_USAGE 258
+
+/* $$ is this variable; set_ppid() sets $PPID from getppid(). Weak: a bash without them still
+ * loads the builtin. */
+extern pid_t dollar_dollar_pid __attribute__((weak));
+extern void set_ppid(void) __attribute__((weak));
+
+/* Receives one unit request: fds[0..2] = go pipe (read end), request memfd, output pipe (write
+ * end). Returns 0, or -1 at EOF or on any error (T then ends). */
+static int receive_unit(int sock, int fds[3]) {
+    char byte;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(3 * sizeof(int))];
+    } control;
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.space,
+                         .msg_controllen = sizeof control.space};
+    ssize_t n;
+    while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    }
+    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
+        return -1;
+    memcpy(fds, CMSG_DATA(c), 3 * sizeof(int));
+    return 0;
+}
+
+/*
+ * In S (a clone of T whose parent is the zygote): becomes the unit's supervisor and forks B.
+ * Returns only in B, with bash's signal state as T had it and B's descriptors in place.
+ */
+static int start_unit(const int fds[3], pid_t zygote) {
+    /* bash's own handlers and mask, for B: S replaces them with the supervisor's. */
+    static struct sigaction bash_actions[NSIG];
+    sigset_t bash_mask;
+    sigprocmask(SIG_SETMASK, NULL, &bash_mask);
+    for (int sig = 1; sig < NSIG; sig++) (void)sigaction(sig, NULL, &bash_actions[sig]);
+
+    become_unit_supervisor(fds[0], fds[1], fds[2], zygote);
+    reset_signals();
+    block_handled_signals(); /* a SIGTERM from now on waits for supervise() */
+    main_pid = fork();
+    if (main_pid == 0) {
+        give_shell_unit_fds(fds[0], fds[1], fds[2]);
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP) (void)sigaction(sig, &bash_actions[sig], NULL);
+        sigprocmask(SIG_SETMASK, &bash_mask, NULL);
+        if (&dollar_dollar_pid != NULL) dollar_dollar_pid = getpid();
+        if (set_ppid != NULL) set_ppid(); /* S, not the zygote: `kill $PPID` stays in the unit */
+        return EXECUTION_SUCCESS;
+    }
+    if (main_pid < 0) {
+        dprintf(fds[2], PROG ": fork: %s\n", strerror(errno));
+        _exit(EXIT_HELPER);
+    }
+    close_inherited_fds();
+    supervise();
+}
+
+/* `ahma_unit FD GRACE_MS`: serves the zygote on FD; returns only in a new unit's B. */
+static int ahma_unit(WORD_LIST *list) {
+    char *end = NULL;
+    long sock = list != NULL ? strtol(list->word->word, &end, 10) : -1;
+    if (end == NULL || *end != '\0' || sock < 0 || list->next == NULL) return EX_USAGE;
+    long long grace = strtoll(list->next->word->word, &end, 10);
+    if (*end != '\0' || grace < 0) return EX_USAGE;
+    grace_ms = grace;
+
+    pid_t zygote = getppid();
+    for (;;) {
+        int fds[3];
+        if (receive_unit((int)sock, fds) != 0) _exit(0);
+        /* A raw clone: glibc's fork() has no way to give the child another parent. S runs only
+         * this file's C code (no threads, no raise()), which a raw clone does not disturb. */
+        pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
+        if (pid == 0) {
+            close((int)sock);
+            return start_unit(fds, zygote);
+        }
+        int32_t answer = pid > 0 ? pid : -errno;
+        for (int i = 0; i < 3; i++) close(fds[i]);
+        if (send((int)sock, &answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer)
+            _exit(0);
+    }
+}
+
+static const char *const ahma_unit_doc[] = {
+    "Serves the Ahma pool zygote on FD: clones a supervised shell unit for each request.",
+    NULL,
+};
+
+__attribute__((visibility("default"))) struct builtin ahma_unit_struct = {
+    "ahma_unit", ahma_unit, BUILTIN_ENABLED, ahma_unit_doc, "ahma_unit FD GRACE_MS", NULL,
+};

@@ -1,0 +1,40 @@
+/*
+ * The template shell (template.c): one warm bash, with the ahma-unit.so builtin loaded, that
+ * clones the pool's shell units so they need no bash start-up of their own.
+ */
+#ifndef AHMA_SANDBOX_TEMPLATE_H
+#define AHMA_SANDBOX_TEMPLATE_H
+
+#include <sys/types.h>
+
+/* The script a shell unit's B runs: wait for the go byte, read the request, run its script. */
+#define SHELL_UNIT_BOOTSTRAP                                                                     \
+    "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */    \
+    "set --; RANDOM=${SRANDOM:-$$}; SECONDS=0\n" /* fresh, even in a copy of the template */     \
+    "mapfile -d '' -t __ahma_req <&4\n"                 /* cwd, mode (shell), script */          \
+    "exec 3<&- 4<&-\n"                                                                           \
+    "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"                                                 \
+    "cd -- \"${__ahma_req[0]}\" || exit 125\n"                                                   \
+    "__ahma_script=${__ahma_req[2]}\n"                                                           \
+    "unset __ahma_go __ahma_req\n"                                                               \
+    "eval \"unset __ahma_script; $__ahma_script\"\n"
+
+/* The template's pid while it runs (it is a child of the zygote), else -1. */
+extern pid_t template_pid;
+
+/*
+ * Starts the template when the shell is bash and ahma-unit.so lies beside this executable;
+ * otherwise (or when it fails) shell units are forked and started the classic way.
+ */
+void start_template(pid_t zygote);
+
+/*
+ * Has the template clone a unit whose supervisor gets these descriptors; returns the supervisor's
+ * pid (a child of the zygote), or -1 when the template cannot (then fork a classic unit).
+ */
+pid_t clone_from_template(int go_r, int body, int out_w);
+
+/* The template was reaped, or must go (shutdown): stop using it. */
+void template_gone(int reaped);
+
+#endif
