@@ -72,6 +72,19 @@ export {
   type ResolvedToolsDir,
   type ToolsDirSource,
 } from './definition/load.js';
+export {
+  checkAvailability,
+  availableTools,
+  formatAvailability,
+  DEFAULT_AVAILABILITY_TIMEOUT_MS,
+  DEFAULT_AVAILABILITY_CONCURRENCY,
+  type AvailabilityOptions,
+  type AvailabilityReport,
+  type AvailabilityResult,
+  type AvailabilitySource,
+  type AvailabilityStatus,
+  type UnavailableTool,
+} from './definition/availability.js';
 export { ToolFileReadError } from './definition/tool-files.js';
 export {
   validateToolFiles,

@@ -1,2 +1,9 @@
 // Library entry of @ahma/validate, for tests and embedding.
-export { runValidate, EXIT_VALID, EXIT_INVALID, EXIT_USAGE, type Output } from './run.js';
+export {
+  runValidate,
+  EXIT_VALID,
+  EXIT_INVALID,
+  EXIT_USAGE,
+  EXIT_UNAVAILABLE,
+  type Output,
+} from './run.js';

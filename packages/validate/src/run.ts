@@ -1,17 +1,27 @@
-// ahma-validate [TARGET…] [--format text|json]: validates tool definition files and directories and
-// prints every problem, one line each. Exit 0 all valid, 1 any invalid, 2 usage or I/O error.
+// ahma-validate [TARGET…] [--format text|json] [--check-availability]: validates tool definition
+// files and directories and prints every problem, one line each; optionally runs their availability
+// checks. Exit 0 all valid, 1 any invalid, 2 usage or I/O error, 3 valid but a check failed.
 import { parseArgs } from 'node:util';
 import {
+  AhmaError,
   formatDiagnostic,
   ToolFileReadError,
   validateToolFiles,
   type ValidationReport,
 } from '@ahma/core';
 import packageJson from '../package.json' with { type: 'json' };
+import {
+  availabilityJson,
+  availabilityText,
+  runAvailabilityChecks,
+  type AvailabilityRun,
+} from './availability.js';
 
 export const EXIT_VALID = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
+/** With --check-availability: every file is valid, but a tool would not be offered here. */
+export const EXIT_UNAVAILABLE = 3;
 
 /** Where the command writes; injected so tests can capture it. */
 export interface Output {
@@ -21,18 +31,24 @@ export interface Output {
 
 const DEFAULT_TARGET = '.ahma/tools';
 
-const USAGE = `Usage: ahma-validate [TARGET…] [--format text|json]
+const USAGE = `Usage: ahma-validate [TARGET…] [--format text|json] [--check-availability [--no-sandbox]]
 
 Validates Ahma tool definition files (MTDF) and tool_guidance.json.
 TARGET is a file or a directory of *.json files (default: ${DEFAULT_TARGET}).
 Each problem is printed as: file#/json/pointer: message (hint)
 
 Options:
-  --format text|json  output format (default: text)
-  -h, --help          show this help
-  -v, --version       show the version
+  --format text|json    output format (default: text)
+  --check-availability  then run the availability_check of every valid file, as the server does
+                        at startup (in the current directory, sandboxed, 10 s each), and print
+                        per tool or subcommand "available" or "unavailable: reason", with the
+                        install_instructions and the tools that would not be offered
+  --no-sandbox          with --check-availability: run the checks unconfined (trusted files only)
+  -h, --help            show this help
+  -v, --version         show the version
 
-Exit status: 0 all valid, 1 any invalid, 2 usage or I/O error.
+Exit status: 0 all valid (and, with --check-availability, every check passed), 1 any invalid,
+2 usage or I/O error (or the sandbox is unavailable), 3 all valid but an availability check failed.
 `;
 
 export async function runValidate(argv: readonly string[], output: Output): Promise<number> {
@@ -44,6 +60,8 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
       strict: true,
       options: {
         format: { type: 'string', default: 'text' },
+        'check-availability': { type: 'boolean' },
+        'no-sandbox': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -74,17 +92,37 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
     return EXIT_USAGE;
   }
 
+  let availability: AvailabilityRun | undefined;
+  if (values['check-availability'] === true) {
+    try {
+      availability = await runAvailabilityChecks(report, values['no-sandbox'] === true);
+    } catch (error) {
+      if (!(error instanceof AhmaError)) throw error;
+      output.stderr(`ahma-validate: cannot run the availability checks: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    for (const warning of availability.warnings) output.stderr(`ahma-validate: ${warning}\n`);
+  }
+
   const invalid = report.files.filter((file) => file.diagnostics.length > 0);
   const problems = invalid.reduce((sum, file) => sum + file.diagnostics.length, 0);
   if (values.format === 'json') {
-    output.stdout(`${JSON.stringify(jsonReport(report, invalid.length, problems), null, 2)}\n`);
+    const json = {
+      ...jsonReport(report, invalid.length, problems),
+      ...(availability === undefined
+        ? {}
+        : { availability: availabilityJson(availability.report) }),
+    };
+    output.stdout(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     for (const file of invalid) {
       for (const diagnostic of file.diagnostics) output.stdout(`${formatDiagnostic(diagnostic)}\n`);
     }
     output.stdout(`${summary(report.files.length, invalid.length, problems, targets)}\n`);
+    if (availability !== undefined) output.stdout(availabilityText(availability.report));
   }
-  return invalid.length > 0 ? EXIT_INVALID : EXIT_VALID;
+  if (invalid.length > 0) return EXIT_INVALID;
+  return (availability?.report.failed.length ?? 0) > 0 ? EXIT_UNAVAILABLE : EXIT_VALID;
 }
 
 function summary(

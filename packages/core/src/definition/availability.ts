@@ -1,0 +1,480 @@
+// Availability checks (SPEC §2): the `availability_check` probes of the loaded definitions run once,
+// confined by the sandbox like every other command, concurrently and bounded in time. A failing
+// probe hides the tools it covers (a tool-level probe all of the file's tools, a subcommand-level
+// one that subcommand's leaves) and hands back its install_instructions for the caller to log.
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { commandEnvironment } from '../process/environment.js';
+import { DEFAULT_GRACE_MS } from '../process/executor.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { stepTarget, type CheckedDefinition } from './definition-set.js';
+import { jsonPointer } from './diagnostic.js';
+import { splitCommand } from './flatten.js';
+import type { AvailabilityCheck, SubcommandDefinition } from './schema.js';
+
+/** How long one probe may run before it counts as failed. */
+export const DEFAULT_AVAILABILITY_TIMEOUT_MS = 10_000;
+/** How many probes run at once. */
+export const DEFAULT_AVAILABILITY_CONCURRENCY = 8;
+/** How much of a probe's output is kept for the report. */
+const OUTPUT_BYTES = 1024;
+
+export interface AvailabilityOptions {
+  /**
+   * Confines every probe, as every command is confined (R7): the engine's sandbox. Required on
+   * purpose: a probe is a command from a definition file, and there is no unconfined default.
+   * `createSandbox({ disabled: true })` is the explicit way to run them unconfined.
+   */
+  readonly sandbox: Pick<Sandbox, 'wrap' | 'scope' | 'cacheRoot'>;
+  /** Working directory of the probes (default: the sandbox scope). */
+  readonly cwd?: string;
+  /** Base environment (default process.env), made non-interactive like every command's. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Per-probe time limit (default 10 s); then the probe's process tree is stopped. */
+  readonly timeoutMs?: number;
+  /** Probes running at once (default 8). */
+  readonly concurrency?: number;
+  /** Time between SIGTERM and the backstop SIGKILL of a probe that timed out (default 2000 ms). */
+  readonly graceMs?: number;
+}
+
+/** The definitions to check; a LoadResult (loadTools) is one. */
+export interface AvailabilitySource {
+  readonly definitions: readonly CheckedDefinition[];
+}
+
+/**
+ * How a probe went: `available`; `not_found` (the executable is not on PATH or not executable);
+ * `exit_code` (it ran and exited with a code not in success_exit_codes, or died from a signal);
+ * `timed_out`; `error` (it could not be started, e.g. the sandbox helper is missing).
+ */
+export type AvailabilityStatus = 'available' | 'not_found' | 'exit_code' | 'timed_out' | 'error';
+
+/** One `availability_check` of one definition, and what its probe found. */
+export interface AvailabilityResult {
+  readonly file: string;
+  readonly definitionName: string;
+  /** JSON pointer of the object declaring the check: "" for the tool, "/subcommand/1" etc. */
+  readonly pointer: string;
+  /** "cargo" for a tool-level check, "cargo nextest" for the subcommand cargo → nextest. */
+  readonly label: string;
+  /** The enabled MCP tools this check covers, in declared order. */
+  readonly tools: readonly string[];
+  /** The probe's command line (never run through a shell). */
+  readonly argv: readonly string[];
+  readonly successExitCodes: readonly number[];
+  readonly status: AvailabilityStatus;
+  readonly available: boolean;
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Why it failed, in a few words ("exited with 3, expected 0"); undefined when available. */
+  readonly reason: string | undefined;
+  /** The start of the probe's output (stdout and stderr), trimmed. */
+  readonly output: string;
+  /** The check's install_instructions, else the nearest enclosing declaration's. */
+  readonly installInstructions: string | undefined;
+  readonly durationMs: number;
+}
+
+/** A tool that will not be offered, and the failed check responsible. */
+export interface UnavailableTool {
+  readonly name: string;
+  readonly file: string;
+  /** The check that failed: the tool's own (outermost first), or that of a tool its sequence calls. */
+  readonly cause: AvailabilityResult;
+  /** For a sequence: the unavailable tool one of its steps calls. */
+  readonly calls: string | undefined;
+}
+
+export interface AvailabilityReport {
+  /** Every check covering at least one enabled tool, in definition order then declared order. */
+  readonly checks: readonly AvailabilityResult[];
+  /** The checks that failed: log each with formatAvailability() and its install_instructions. */
+  readonly failed: readonly AvailabilityResult[];
+  /** The tools not to offer, in definition order. */
+  readonly unavailable: readonly UnavailableTool[];
+}
+
+/** One declared check, before its probe runs. */
+interface DeclaredCheck {
+  readonly file: string;
+  readonly definitionName: string;
+  readonly pointer: string;
+  readonly label: string;
+  readonly tools: readonly string[];
+  readonly argv: readonly string[];
+  readonly successExitCodes: readonly number[];
+  readonly installInstructions: string | undefined;
+}
+
+/** What running one distinct command line found, shared by every check that declares it. */
+interface ProbeOutcome {
+  readonly kind: 'not_found' | 'exited' | 'timed_out' | 'error';
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly message: string | undefined;
+  readonly output: string;
+  readonly durationMs: number;
+}
+
+/**
+ * Runs every availability check of the definitions: each distinct command line once (two files
+ * probing `git --version` share one run), at most `concurrency` at a time, each stopped after
+ * `timeoutMs`. Never rejects for a probe's failure. Checks covering only disabled tools are skipped.
+ */
+export async function checkAvailability(
+  source: AvailabilitySource,
+  options: AvailabilityOptions,
+): Promise<AvailabilityReport> {
+  const declared = source.definitions.flatMap(declaredChecks);
+  const probes = new Map<string, readonly string[]>();
+  for (const check of declared) probes.set(probeKey(check.argv), check.argv);
+
+  const cwd = options.cwd ?? options.sandbox.scope;
+  const env = commandEnvironment(options.env ?? process.env, options.sandbox.cacheRoot);
+  const settings: ProbeSettings = {
+    sandbox: options.sandbox,
+    cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? DEFAULT_AVAILABILITY_TIMEOUT_MS,
+    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+  };
+  const outcomes = await mapBounded(
+    [...probes],
+    Math.max(1, options.concurrency ?? DEFAULT_AVAILABILITY_CONCURRENCY),
+    async ([key, argv]) => [key, await runProbe(argv, settings)] as const,
+  );
+  const byKey = new Map(outcomes);
+
+  const checks = declared.map((check) => {
+    const outcome = byKey.get(probeKey(check.argv));
+    if (outcome === undefined) throw new Error('unreachable: every probe ran');
+    return judge(check, outcome, settings.timeoutMs);
+  });
+  const failed = checks.filter((check) => !check.available);
+  return { checks, failed, unavailable: unavailableTools(source.definitions, failed) };
+}
+
+/** The tools (LoadedTool, ToolLeaf, anything named) that the report leaves available, in order. */
+export function availableTools<T extends { readonly name: string }>(
+  tools: readonly T[],
+  report: Pick<AvailabilityReport, 'unavailable'>,
+): T[] {
+  const hidden = new Set(report.unavailable.map((tool) => tool.name));
+  return tools.filter((tool) => !hidden.has(tool.name));
+}
+
+/**
+ * One line for a log or a terminal, like a diagnostic:
+ * `file#/pointer/availability_check: cargo nextest unavailable: "cargo-nextest" not found on PATH
+ * (not offered: cargo_nextest_run)`. The install_instructions are not included: they may span lines.
+ */
+export function formatAvailability(result: AvailabilityResult): string {
+  const where = `${result.file}#${result.pointer}/availability_check: ${result.label}`;
+  if (result.available) return `${where} available`;
+  return `${where} unavailable: ${result.reason ?? result.status} (not offered: ${result.tools.join(', ')})`;
+}
+
+// --- declared checks ---------------------------------------------------------------------------
+
+function declaredChecks(entry: CheckedDefinition): DeclaredCheck[] {
+  const { definition, file } = entry;
+  const enabledLeaves = entry.leaves.filter((leaf) => leaf.enabled);
+  const found: DeclaredCheck[] = [];
+  const declare = (
+    check: AvailabilityCheck | undefined,
+    pointer: string,
+    label: string,
+    installInstructions: string | undefined,
+  ) => {
+    if (check === undefined) return;
+    // A check covers the leaves at or below the object declaring it ("/subcommand/1" must not
+    // match "/subcommand/10", hence the separator).
+    const tools = enabledLeaves
+      .filter(
+        (leaf) =>
+          pointer === '' || leaf.pointer === pointer || leaf.pointer.startsWith(`${pointer}/`),
+      )
+      .map((leaf) => leaf.name);
+    if (tools.length === 0) return;
+    found.push({
+      file,
+      definitionName: definition.name,
+      pointer,
+      label,
+      tools,
+      argv: [...splitCommand(check.command), ...(check.args ?? [])],
+      successExitCodes: check.success_exit_codes ?? [0],
+      installInstructions,
+    });
+  };
+
+  declare(definition.availability_check, '', definition.name, definition.install_instructions);
+  const walk = (
+    subs: readonly SubcommandDefinition[] | undefined,
+    pointer: (string | number)[],
+    label: string,
+    install: string | undefined,
+  ) => {
+    (subs ?? []).forEach((sub, index) => {
+      const here = [...pointer, 'subcommand', index];
+      const hereLabel = `${label} ${sub.name}`;
+      const hereInstall = sub.install_instructions ?? install;
+      declare(sub.availability_check, jsonPointer(here), hereLabel, hereInstall);
+      walk(sub.subcommand, here, hereLabel, hereInstall);
+    });
+  };
+  walk(definition.subcommand, [], definition.name, definition.install_instructions);
+  return found;
+}
+
+function probeKey(argv: readonly string[]): string {
+  return JSON.stringify(argv);
+}
+
+function judge(check: DeclaredCheck, outcome: ProbeOutcome, timeoutMs: number): AvailabilityResult {
+  const base = {
+    ...check,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    output: outcome.output,
+    durationMs: outcome.durationMs,
+  };
+  const fail = (status: Exclude<AvailabilityStatus, 'available'>, reason: string) => ({
+    ...base,
+    status,
+    available: false,
+    reason,
+  });
+  const command = check.argv[0] ?? '';
+  switch (outcome.kind) {
+    case 'not_found':
+      return fail(
+        'not_found',
+        command.includes('/')
+          ? `"${command}" does not exist or is not executable`
+          : `"${command}" not found on PATH`,
+      );
+    case 'timed_out':
+      return fail('timed_out', `timed out after ${formatDuration(timeoutMs)}`);
+    case 'error':
+      return fail('error', `could not run the check: ${outcome.message ?? 'unknown error'}`);
+    case 'exited':
+      break;
+  }
+  if (outcome.exitCode !== null && check.successExitCodes.includes(outcome.exitCode)) {
+    return { ...base, status: 'available', available: true, reason: undefined };
+  }
+  const expected =
+    check.successExitCodes.length === 1
+      ? `expected ${String(check.successExitCodes[0])}`
+      : `expected one of ${check.successExitCodes.join(', ')}`;
+  const ended =
+    outcome.exitCode === null
+      ? `killed by ${outcome.signal ?? 'a signal'}`
+      : `exited with ${String(outcome.exitCode)}`;
+  const firstLine = outcome.output.split('\n', 1)[0]?.trim() ?? '';
+  const detail = firstLine === '' ? '' : `: ${firstLine.slice(0, 200)}`;
+  return fail('exit_code', `${ended}, ${expected}${detail}`);
+}
+
+function formatDuration(ms: number): string {
+  return ms < 1000 || ms % 1000 !== 0 ? `${String(ms)} ms` : `${String(ms / 1000)} s`;
+}
+
+/**
+ * The tools the failed checks remove, then (until nothing changes) the sequences that call a
+ * removed tool: such a sequence would fail at its step, so it is not offered either.
+ */
+function unavailableTools(
+  definitions: readonly CheckedDefinition[],
+  failed: readonly AvailabilityResult[],
+): UnavailableTool[] {
+  const removed = new Map<string, UnavailableTool>();
+  for (const check of failed) {
+    for (const name of check.tools) {
+      // Outermost first: a tool-level failure is reported, not the subcommand's behind it.
+      if (!removed.has(name))
+        removed.set(name, { name, file: check.file, cause: check, calls: undefined });
+    }
+  }
+  const leaves = definitions.flatMap((entry) =>
+    entry.leaves.filter((leaf) => leaf.enabled).map((leaf) => ({ leaf, file: entry.file })),
+  );
+  let changed = removed.size > 0;
+  while (changed) {
+    changed = false;
+    for (const { leaf, file } of leaves) {
+      if (leaf.sequence === undefined || removed.has(leaf.name)) continue;
+      for (const step of leaf.sequence) {
+        const target = removed.get(stepTarget(step));
+        if (target === undefined) continue;
+        removed.set(leaf.name, { name: leaf.name, file, cause: target.cause, calls: target.name });
+        changed = true;
+        break;
+      }
+    }
+  }
+  return leaves.flatMap(({ leaf }) => removed.get(leaf.name) ?? []);
+}
+
+// --- running probes ----------------------------------------------------------------------------
+
+interface ProbeSettings {
+  readonly sandbox: Pick<Sandbox, 'wrap'>;
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly graceMs: number;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; results in input order. */
+async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Runs one probe confined: stdin is /dev/null, its own session and process group (no terminal to
+ * prompt on), output kept only up to 1 KiB. A missing executable is found before anything runs,
+ * so "not found" reads the same whatever the sandbox wrapper reports for it.
+ */
+async function runProbe(argv: readonly string[], settings: ProbeSettings): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const command = argv[0] ?? '';
+  if (!(await findExecutable(command, settings.env.PATH, settings.cwd))) {
+    return outcome('not_found', started, {});
+  }
+  return new Promise((resolveProbe) => {
+    let child;
+    try {
+      const { file, args } = settings.sandbox.wrap(argv);
+      child = spawn(file, args, {
+        cwd: settings.cwd,
+        env: settings.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+    } catch (error) {
+      resolveProbe(outcome('error', started, { message: errorMessage(error) }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    const keep = (chunk: Buffer) => {
+      if (kept >= OUTPUT_BYTES) return;
+      chunks.push(chunk.subarray(0, OUTPUT_BYTES - kept));
+      kept += Math.min(chunk.length, OUTPUT_BYTES - kept);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+
+    let timedOut = false;
+    let backstop: NodeJS.Timeout | undefined;
+    let exitWatch: NodeJS.Timeout | undefined;
+    const signalGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        child.kill(signal);
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      // The sandbox helper ends the whole tree itself after its grace; this covers one that cannot.
+      signalGroup('SIGTERM');
+      backstop = setTimeout(() => signalGroup('SIGKILL'), settings.graceMs + 1000);
+    }, settings.timeoutMs);
+
+    let settled = false;
+    const settle = (result: ProbeOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(backstop);
+      clearTimeout(exitWatch);
+      resolveProbe(result);
+    };
+    child.once('error', (error) => {
+      settle(outcome('error', started, { message: errorMessage(error) }));
+    });
+    child.once('exit', () => {
+      // A descendant holding the pipes open must not keep the check waiting.
+      exitWatch = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 1000);
+    });
+    child.once('close', (code, signal) => {
+      const output = Buffer.concat(chunks).toString('utf8').trim();
+      settle(
+        outcome(timedOut ? 'timed_out' : 'exited', started, { exitCode: code, signal, output }),
+      );
+    });
+  });
+}
+
+function outcome(
+  kind: ProbeOutcome['kind'],
+  started: number,
+  details: {
+    exitCode?: number | null;
+    signal?: NodeJS.Signals | null;
+    message?: string;
+    output?: string;
+  },
+): ProbeOutcome {
+  return {
+    kind,
+    exitCode: details.exitCode ?? null,
+    signal: details.signal ?? null,
+    message: details.message,
+    output: details.output ?? '',
+    durationMs: performance.now() - started,
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether `command` names an executable file, looked up on PATH as execvp does. */
+async function findExecutable(
+  command: string,
+  path: string | undefined,
+  cwd: string,
+): Promise<boolean> {
+  if (command === '') return false;
+  if (command.includes('/')) return isExecutableFile(resolve(cwd, command));
+  // An empty PATH entry means the working directory; execvp's default path when PATH is unset.
+  for (const dir of (path ?? '/bin:/usr/bin').split(':')) {
+    if (await isExecutableFile(resolve(cwd, dir === '' ? '.' : dir, command))) return true;
+  }
+  return false;
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    if (!(await stat(file)).isFile()) return false;
+    await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
