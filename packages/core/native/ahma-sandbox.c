@@ -49,7 +49,7 @@
  *   common.c/.h     the program name, exit codes, die() and now_ms()
  *
  * Build (scripts/build-native.mjs): cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
- * and cc ... -shared -fPIC -o ahma-unit.so bash/*.c supervise.c common.c
+ * and cc ... -shared -fPIC -o ahma-unit.so bash/ahma-unit.c supervise.c common.c
  */
 #define _GNU_SOURCE
 
