@@ -9,6 +9,7 @@ export type AhmaErrorCode =
   | 'SCOPE_INVALID'
   | 'SANDBOX_UNAVAILABLE'
   | 'ARGV_INVALID'
+  | 'SEQUENCE_INVALID'
   | 'OPERATION_UNKNOWN';
 
 export class AhmaError extends Error {

@@ -148,6 +148,15 @@ export {
   type ShellPoolStats,
 } from './process/shell-pool.js';
 export {
+  runSequence,
+  type StepPlan,
+  type PreparedStep,
+  type StepRecord,
+  type StepStatus,
+  type SequenceOptions,
+} from './sequence/run-sequence.js';
+export { planSequence, type PlanContext } from './sequence/plan.js';
+export {
   OperationManager,
   type OperationSnapshot,
   type OperationStatus,

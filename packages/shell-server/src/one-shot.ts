@@ -34,7 +34,10 @@ export async function runOneShot(
       return USAGE_EXIT;
     }
   }
-  const ahma = await createServer({ ...options, sync: true, noShellPool: true }, logger);
+  const ahma = await createServer(
+    { ...options, sync: true, noShellPool: true, noHotReload: true },
+    logger,
+  );
   try {
     const entry = ahma.tools.find((candidate) => candidate.tool.name === options.toolName);
     if (entry === undefined) {

@@ -3,10 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import {
   ArgumentValidator,
-  ASYNC_GUIDANCE_KEY,
   createEngine,
-  formatDiagnostic,
-  loadTools,
   resolveSandboxScope,
   resolveToolsDir,
   type Engine,
@@ -14,15 +11,11 @@ import {
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
-import { createMcpServer } from './mcp/server.js';
-import {
-  definitionTool,
-  operationTools,
-  shellTool,
-  type ToolContext,
-  type ToolEntry,
-} from './mcp/tools.js';
+import { createMcpServer, notifyToolsChanged } from './mcp/server.js';
+import type { ToolEntry } from './mcp/tools.js';
 import type { ServerOptions } from './options.js';
+import { ToolSet } from './tool-set.js';
+import { watchToolsDir } from './watch-tools.js';
 
 export const SERVER_NAME = 'ahma';
 export const SERVER_VERSION: string = packageJson.version;
@@ -30,6 +23,7 @@ export const SERVER_VERSION: string = packageJson.version;
 export interface AhmaServer {
   readonly server: Server;
   readonly engine: Engine;
+  /** The tools offered right now (hot reload swaps them). */
   readonly tools: readonly ToolEntry[];
   /** Stops running operations and warm shells, then the MCP server. Idempotent. */
   close(): Promise<void>;
@@ -44,19 +38,6 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
   const env = process.env;
   const scope = await resolveSandboxScope({ scope: options.sandboxScope, env, cwd: process.cwd() });
   const toolsDir = resolveToolsDir({ toolsDir: options.toolsDir, env, scope });
-  const loaded = await loadTools({
-    toolsDir,
-    catalogDir: catalogDirectory(),
-    bundled: options.tools,
-  });
-  for (const problem of loaded.diagnostics) {
-    // R5.2: an invalid file is logged with its diagnostics and skipped; the server still starts.
-    logger.warn(
-      { file: problem.file, pointer: problem.pointer },
-      `tool definition rejected: ${formatDiagnostic(problem)}`,
-    );
-  }
-
   const engine = await createEngine({
     scope,
     noSandbox: options.noSandbox,
@@ -76,47 +57,53 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
   );
 
   const pushes = new Map<string, string | number>();
-  const context: ToolContext = {
+  const toolSet = new ToolSet({
+    toolsDir,
+    catalogDir: catalogDirectory(),
+    bundled: options.tools,
     engine,
-    validator: new ArgumentValidator(),
     logger,
-    defaultTimeoutSeconds: options.timeoutSeconds,
-    forceSync: options.sync,
-    pushTo: (id, token) => pushes.set(id, token),
-  };
-  const definitionTools = loaded.tools.flatMap((tool) => {
-    if (tool.leaf.sequence === undefined) return [definitionTool(tool, context)];
-    logger.warn(
-      { tool: tool.name, file: tool.file },
-      'sequence tools are not served by this version yet; skipped',
-    );
-    return [];
+    context: {
+      engine,
+      validator: new ArgumentValidator(),
+      logger,
+      defaultTimeoutSeconds: options.timeoutSeconds,
+      forceSync: options.sync,
+      pushTo: (id, token) => pushes.set(id, token),
+    },
   });
-  const tools: ToolEntry[] = [
-    shellTool(context, loaded.guidance[ASYNC_GUIDANCE_KEY] ?? ''),
-    ...operationTools(context),
-    ...definitionTools,
-  ];
-  logger.info(
-    { tools: tools.map((entry) => entry.tool.name) },
-    `serving ${String(tools.length)} tools`,
-  );
+  await toolSet.load();
 
   const server = createMcpServer({
     name: SERVER_NAME,
     version: SERVER_VERSION,
     engine,
     logger,
-    tools: () => tools,
+    tools: () => toolSet.entries,
     pushes,
   });
+  // Hot reload: a changed, added or deleted tool file is re-validated and swapped in, and the
+  // client is told to list the tools again.
+  const watcher = options.noHotReload
+    ? undefined
+    : watchToolsDir(
+        toolsDir.dir,
+        async () => {
+          await toolSet.load();
+          await notifyToolsChanged(server, logger);
+        },
+        logger,
+      );
   let closing: Promise<void> | undefined;
   return {
     server,
     engine,
-    tools,
+    get tools() {
+      return toolSet.entries;
+    },
     close: () =>
       (closing ??= (async () => {
+        watcher?.close();
         await engine.close();
         await server.close();
       })()),

@@ -59,6 +59,11 @@ export interface LoadOptions {
   readonly catalogDir?: string | undefined;
   /** Names of bundled definitions to enable (`--tools a,b`). */
   readonly bundled?: readonly string[];
+  /**
+   * The definitions of the previous load (hot reload): a tools-directory file that no longer
+   * passes its own checks keeps its last good definition instead of disappearing.
+   */
+  readonly lastGood?: readonly CheckedDefinition[];
 }
 
 export interface LoadResult {
@@ -68,6 +73,8 @@ export interface LoadResult {
   readonly guidance: GuidanceBlocks;
   /** Every rejected file's problems; logging them is the caller's job. */
   readonly diagnostics: Diagnostic[];
+  /** Files rejected now whose last good definition (see `lastGood`) is served instead. */
+  readonly keptLastGood: string[];
 }
 
 export async function loadTools(options: LoadOptions): Promise<LoadResult> {
@@ -80,8 +87,15 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
     options.toolsDir.origin !== 'default',
     diagnostics,
   );
+  const keptLastGood: string[] = [];
+  for (const previous of options.lastGood ?? []) {
+    if (local.rejected.includes(previous.file)) {
+      local.definitions.push(previous);
+      keptLastGood.push(previous.file);
+    }
+  }
   const bundledNames = options.bundled ?? [];
-  let bundled: Source = { definitions: [], guidance: undefined };
+  let bundled: Source = { definitions: [], guidance: undefined, rejected: [] };
   if (bundledNames.length > 0) {
     if (options.catalogDir === undefined) {
       diagnostics.push(
@@ -125,12 +139,14 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
         inputSchema: leafInputSchema(leaf),
       })),
   );
-  return { tools, definitions, guidance, diagnostics };
+  return { tools, definitions, guidance, diagnostics, keptLastGood };
 }
 
 interface Source {
   readonly definitions: CheckedDefinition[];
   readonly guidance: GuidanceBlocks | undefined;
+  /** Definition files that exist but failed their own checks or could not be read. */
+  readonly rejected: string[];
 }
 
 async function readSource(
@@ -154,7 +170,7 @@ async function readSource(
         ),
       );
     }
-    return { definitions: [], guidance: undefined };
+    return { definitions: [], guidance: undefined, rejected: [] };
   }
   const files = await listJsonFiles(dir);
   const checked = await checkDefinitionFiles(
@@ -169,7 +185,9 @@ async function readSource(
     diagnostics.push(...result.diagnostics, ...result.unreadable.map(readErrorDiagnostic));
     guidance = result.blocks;
   }
-  return { definitions: checked.definitions, guidance };
+  const accepted = new Set(checked.definitions.map((entry) => entry.file));
+  const rejected = files.filter((file) => !isGuidanceFile(file) && !accepted.has(file));
+  return { definitions: checked.definitions, guidance, rejected };
 }
 
 function selectBundled(

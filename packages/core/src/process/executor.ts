@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { AhmaError } from '../errors.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { StepRecord } from '../sequence/run-sequence.js';
 import type { Environment } from './environment.js';
 import { OutputCollector, type OutputLimits } from './output.js';
 import { runningChild, type RunningCommand } from './running-command.js';
@@ -39,6 +40,8 @@ export interface ExecutionResult {
   readonly durationMs: number;
   readonly timedOut: boolean;
   readonly cancelled: boolean;
+  /** A sequence's steps, each with its own outcome (the output is their transcript). */
+  readonly steps?: readonly StepRecord[];
 }
 
 export interface ExecutorOptions {

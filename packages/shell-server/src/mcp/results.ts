@@ -1,7 +1,7 @@
 // How results look to the client (SPEC §3): text for the model, structuredContent for programs,
 // and one shape for success and failure (a failed command is a tool result with isError, never a
 // JSON-RPC error).
-import type { OperationSnapshot } from '@ahma/core';
+import type { OperationSnapshot, StepRecord } from '@ahma/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** The structured result of a finished command. */
@@ -13,6 +13,19 @@ export interface CommandResult {
   readonly output: string;
   readonly truncated: boolean;
   readonly full_output_path?: string;
+  readonly duration_ms: number;
+  /** A sequence's steps in order (their outputs are in `output`, the transcript). */
+  readonly steps?: readonly StepSummary[];
+}
+
+export interface StepSummary {
+  readonly step: number;
+  readonly label: string;
+  readonly argv: readonly string[];
+  readonly status: StepRecord['status'];
+  readonly exit_code: number | null;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
   readonly duration_ms: number;
 }
 
@@ -31,6 +44,26 @@ export const COMMAND_OUTPUT_SCHEMA = {
     truncated: { type: 'boolean' },
     full_output_path: { type: 'string' },
     duration_ms: { type: 'number' },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          step: { type: 'integer' },
+          label: { type: 'string' },
+          argv: { type: 'array', items: { type: 'string' } },
+          status: {
+            type: 'string',
+            enum: ['completed', 'failed', 'timed_out', 'cancelled', 'refused', 'not_run'],
+          },
+          exit_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+          started_at: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          finished_at: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          duration_ms: { type: 'number' },
+        },
+        required: ['step', 'label', 'status'],
+      },
+    },
   },
   required: ['operation_id', 'tool', 'status'],
 } as const;
@@ -58,6 +91,20 @@ export function commandResult(
     truncated: result.truncated,
     ...(result.fullOutputPath === undefined ? {} : { full_output_path: result.fullOutputPath }),
     duration_ms: Math.round(result.durationMs),
+    ...(result.steps === undefined ? {} : { steps: result.steps.map(stepSummary) }),
+  };
+}
+
+function stepSummary(record: StepRecord): StepSummary {
+  return {
+    step: record.step,
+    label: record.label,
+    argv: record.argv,
+    status: record.status,
+    exit_code: record.exitCode,
+    started_at: record.startedAt ?? null,
+    finished_at: record.finishedAt ?? null,
+    duration_ms: Math.round(record.durationMs),
   };
 }
 

@@ -75,3 +75,11 @@ export function createMcpServer(parts: McpServerParts): Server {
 
   return server;
 }
+
+/** notifications/tools/list_changed, after a reload swapped the tools (a no-op before connect). */
+export async function notifyToolsChanged(server: Server, logger: Logger): Promise<void> {
+  if (server.transport === undefined) return;
+  await server
+    .sendToolListChanged()
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not send tools/list_changed'));
+}

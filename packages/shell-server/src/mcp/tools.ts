@@ -8,8 +8,13 @@ import {
   type ArgumentValidator,
   type Command,
   type Engine,
+  type ExecutionResult,
   type LoadedTool,
   type OperationSnapshot,
+  type OperationTask,
+  type StepRecord,
+  planSequence,
+  runSequence,
 } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -26,6 +31,8 @@ import {
 /** What every tool handler can use. */
 export interface ToolContext {
   readonly engine: Engine;
+  /** The definition tools by name, for the steps of sequences (the current set, after reloads). */
+  readonly definitionTools: () => ReadonlyMap<string, LoadedTool>;
   readonly validator: ArgumentValidator;
   readonly logger: Logger;
   /** Default command timeout, seconds (--timeout). */
@@ -35,6 +42,9 @@ export interface ToolContext {
   /** Remembers where to push an async operation's completion. */
   readonly pushTo: (operationId: string, progressToken: string | number) => void;
 }
+
+/** A ToolContext without the current definition tools, which the tool set adds. */
+export type ToolContextBase = Omit<ToolContext, 'definitionTools'>;
 
 /** The call being served: its cancellation and, when sent, its progress token. */
 export interface CallContext {
@@ -59,47 +69,75 @@ interface PreparedCommand {
 }
 
 /** Runs a prepared command as an operation: blocking when synchronous, else started in the background. */
-async function runCommand(
+function runCommand(
   context: ToolContext,
   name: string,
   synchronous: boolean,
   prepared: PreparedCommand,
   call: CallContext,
 ): Promise<CallToolResult> {
-  const { engine, logger } = context;
+  const { engine } = context;
   const timeoutSeconds = prepared.timeoutSeconds ?? context.defaultTimeoutSeconds;
-  const operation = engine.operations.start(name, async (signal, id) => {
-    try {
-      const result = await engine.executor.run({
-        command: prepared.command,
-        cwd: prepared.cwd,
-        timeoutMs: timeoutSeconds * 1000,
-        signal,
-        logName: id,
-      });
-      // NFR4.3: one audit line per execution.
-      logger.info(
-        {
-          audit: {
-            operation: id,
-            tool: name,
-            argv: prepared.argv,
-            scope: engine.sandbox.scope,
-            cwd: prepared.cwd,
-            status: result.status,
-            exit_code: result.exitCode,
-            signal: result.signal,
-            duration_ms: Math.round(result.durationMs),
-          },
-        },
-        'execution',
-      );
-      return result;
-    } finally {
-      await prepared.cleanup();
-    }
-  });
+  return runOperation(
+    context,
+    name,
+    synchronous,
+    async (signal, id) => {
+      try {
+        const result = await engine.executor.run({
+          command: prepared.command,
+          cwd: prepared.cwd,
+          timeoutMs: timeoutSeconds * 1000,
+          signal,
+          logName: id,
+        });
+        audit(context, id, name, prepared.argv, prepared.cwd, result);
+        return result;
+      } finally {
+        await prepared.cleanup();
+      }
+    },
+    call,
+  );
+}
 
+/** NFR4.3: one audit line per execution. */
+function audit(
+  context: ToolContext,
+  operation: string,
+  tool: string,
+  argv: readonly string[],
+  cwd: string,
+  result: Pick<ExecutionResult, 'status' | 'exitCode' | 'signal' | 'durationMs'>,
+): void {
+  context.logger.info(
+    {
+      audit: {
+        operation,
+        tool,
+        argv,
+        scope: context.engine.sandbox.scope,
+        cwd,
+        status: result.status,
+        exit_code: result.exitCode,
+        signal: result.signal,
+        duration_ms: Math.round(result.durationMs),
+      },
+    },
+    'execution',
+  );
+}
+
+/** One operation: the call blocks until it ends when synchronous, else it returns at once (R2.6). */
+async function runOperation(
+  context: ToolContext,
+  name: string,
+  synchronous: boolean,
+  task: OperationTask,
+  call: CallContext,
+): Promise<CallToolResult> {
+  const { engine } = context;
+  const operation = engine.operations.start(name, task);
   if (synchronous || context.forceSync) {
     // notifications/cancelled for this request kills the command.
     const onAbort = () =>
@@ -170,6 +208,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
     async call(args, call) {
       const invalid = invalidArguments(context, tool, args);
       if (invalid !== undefined) return invalid;
+      if (loaded.leaf.sequence !== undefined) return runSequenceTool(context, loaded, args, call);
       const prepared = await refusing(() =>
         prepareInvocation(loaded.leaf, args, { scope: context.engine.sandbox.scope }),
       );
@@ -183,6 +222,57 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       );
     },
   };
+}
+
+/**
+ * A sequence tool (SPEC §9): one operation that runs the steps one after another; the result is
+ * their transcript. Every step's arguments are checked before the first one runs.
+ */
+async function runSequenceTool(
+  context: ToolContext,
+  loaded: LoadedTool,
+  args: Record<string, unknown>,
+  call: CallContext,
+): Promise<CallToolResult> {
+  const { engine } = context;
+  const plans = await refusing(() =>
+    Promise.resolve(
+      planSequence(loaded.leaf, args, {
+        tools: context.definitionTools(),
+        validator: context.validator,
+        scope: engine.sandbox.scope,
+        defaultTimeoutSeconds: context.defaultTimeoutSeconds,
+      }),
+    ),
+  );
+  if (isResult(plans)) return plans;
+  // The sequence's own limit: per call > the leaf's (inherited) > --timeout.
+  const timeout = args['timeout_seconds'];
+  const timeoutSeconds =
+    typeof timeout === 'number'
+      ? timeout
+      : (loaded.leaf.timeoutSeconds ?? context.defaultTimeoutSeconds);
+  return runOperation(
+    context,
+    loaded.name,
+    loaded.leaf.synchronous,
+    (signal, id) =>
+      runSequence(plans, {
+        executor: engine.executor,
+        delayMs: loaded.leaf.stepDelayMs,
+        timeoutMs: timeoutSeconds * 1000,
+        signal,
+        logName: id,
+        onStep: (step: StepRecord) =>
+          audit(context, id, `${loaded.name} › ${step.label}`, step.argv, step.cwd ?? '', {
+            status: step.status === 'refused' || step.status === 'not_run' ? 'failed' : step.status,
+            exitCode: step.exitCode,
+            signal: null,
+            durationMs: step.durationMs,
+          }),
+      }),
+    call,
+  );
 }
 
 /** sandboxed_shell: a bash script in the sandbox (pipes and redirects allowed). */

@@ -1,0 +1,129 @@
+// A sequence tool's call turned into step plans (SPEC §9, R6.2, R10.3–R10.5): each step's tool found
+// by name; its arguments are the caller's non-meta arguments that tool takes, overridden by the
+// step's own `args`; every step runs in the caller's working directory (resolved per step, never
+// passed as a command-line argument). A step that calls another sequence is expanded in place.
+import { prepareInvocation } from '../argv/prepare.js';
+import { resolveWorkingDirectory } from '../argv/paths.js';
+import { stepTarget } from '../definition/definition-set.js';
+import type { ToolLeaf } from '../definition/flatten.js';
+import { isMetaParameter, type ArgumentValidator } from '../definition/input-schema.js';
+import type { LoadedTool } from '../definition/load.js';
+import { SHELL_TOOL_NAME } from '../definition/reserved.js';
+import { AhmaError } from '../errors.js';
+import type { StepPlan } from './run-sequence.js';
+
+export interface PlanContext {
+  /** The tools a step may call, by name (the enabled, available ones). */
+  readonly tools: ReadonlyMap<string, LoadedTool>;
+  readonly validator: ArgumentValidator;
+  /** The sandbox scope (a real path). */
+  readonly scope: string;
+  /** A step's timeout when its tool declares none (the server's --timeout), in seconds. */
+  readonly defaultTimeoutSeconds: number;
+}
+
+/** Nested sequences deeper than this are refused (cycles are refused when the files are loaded). */
+const MAX_DEPTH = 8;
+
+/**
+ * The steps of `leaf`'s sequence for a call with `args`, every step's arguments validated up front:
+ * a bad step is refused before any step runs. Throws an AhmaError naming the step.
+ */
+export function planSequence(
+  leaf: ToolLeaf,
+  args: Readonly<Record<string, unknown>>,
+  context: PlanContext,
+): StepPlan[] {
+  const workingDirectory =
+    typeof args['working_directory'] === 'string' ? args['working_directory'] : undefined;
+  const callerArgs = Object.fromEntries(
+    Object.entries(args).filter(([name]) => !isMetaParameter(name)),
+  );
+  return expand(leaf, callerArgs, workingDirectory, context, '', 0);
+}
+
+function expand(
+  leaf: ToolLeaf,
+  callerArgs: Readonly<Record<string, unknown>>,
+  workingDirectory: string | undefined,
+  context: PlanContext,
+  prefix: string,
+  depth: number,
+): StepPlan[] {
+  if (depth > MAX_DEPTH) {
+    throw new AhmaError('SEQUENCE_INVALID', `${leaf.name}: sequences nest too deeply`);
+  }
+  return (leaf.sequence ?? []).flatMap((step, index) => {
+    const target = stepTarget(step);
+    const where = `${leaf.name} step ${String(index + 1)} (${target})`;
+    const label = `${prefix}${target}${step.description === undefined ? '' : ` — ${step.description}`}`;
+    const stepArgs = step.args ?? {};
+
+    if (target === SHELL_TOOL_NAME) {
+      const script = stepArgs['command'] ?? callerArgs['command'];
+      if (typeof script !== 'string' || script === '') {
+        throw new AhmaError('SEQUENCE_INVALID', `${where}: needs a "command" string`);
+      }
+      return [shellStep(label, script, workingDirectory, context)];
+    }
+
+    const tool = context.tools.get(target);
+    if (tool === undefined) {
+      throw new AhmaError(
+        'SEQUENCE_INVALID',
+        `${where}: the tool ${target} is not available (disabled, or its availability check failed)`,
+      );
+    }
+    const accepted = new Set([...tool.leaf.options, ...tool.leaf.positionals].map((p) => p.name));
+    const merged: Record<string, unknown> = {
+      ...Object.fromEntries(Object.entries(callerArgs).filter(([name]) => accepted.has(name))),
+      ...stepArgs,
+    };
+    if (tool.leaf.sequence !== undefined) {
+      return expand(tool.leaf, merged, workingDirectory, context, `${label} › `, depth + 1);
+    }
+    const errors = context.validator.validate(tool.inputSchema, merged);
+    if (errors.length > 0) {
+      throw new AhmaError(
+        'SEQUENCE_INVALID',
+        `${where}: ${errors.map((error) => error.message).join('; ')}`,
+      );
+    }
+    if (workingDirectory !== undefined) merged['working_directory'] = workingDirectory;
+    return [
+      {
+        label,
+        async prepare() {
+          const prepared = await prepareInvocation(tool.leaf, merged, { scope: context.scope });
+          return {
+            command: { kind: 'argv', argv: prepared.argv },
+            argv: prepared.argv,
+            cwd: prepared.cwd,
+            timeoutMs: (prepared.timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
+            cleanup: () => prepared.cleanup(),
+          };
+        },
+      },
+    ];
+  });
+}
+
+function shellStep(
+  label: string,
+  script: string,
+  workingDirectory: string | undefined,
+  context: PlanContext,
+): StepPlan {
+  return {
+    label,
+    async prepare() {
+      return {
+        command: { kind: 'shell', script },
+        argv: ['bash', '-c', script],
+        cwd: await resolveWorkingDirectory(workingDirectory, context.scope),
+        timeoutMs: context.defaultTimeoutSeconds * 1000,
+        cleanup: () => Promise.resolve(),
+      };
+    },
+  };
+}

@@ -1,0 +1,208 @@
+// Running a sequence (SPEC §9, R6.1–R6.3): steps strictly one after another, `step_delay_ms` apart,
+// each under its own timeout and all under the sequence's overall one. The first step that does not
+// complete stops the rest. The result is one execution result whose output is the transcript of
+// every step, and whose `steps` carry each step's record.
+import { setTimeout as delay } from 'node:timers/promises';
+import { AhmaError } from '../errors.js';
+import type { Command, ExecutionResult, ExecutionStatus, Executor } from '../process/executor.js';
+
+/** One step, prepared only when its turn comes (path checks, file_arg temp files). */
+export interface StepPlan {
+  /** What the transcript calls it: the tool it runs, and the author's description if any. */
+  readonly label: string;
+  /** Throws an AhmaError when the step's call is refused (a path outside the scope, …). */
+  prepare(): Promise<PreparedStep>;
+}
+
+export interface PreparedStep {
+  readonly command: Command;
+  /** For the transcript and the audit log. */
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  /** The step's own timeout; undefined: only the sequence's. */
+  readonly timeoutMs: number | undefined;
+  cleanup(): Promise<void>;
+}
+
+/** How a step went; `refused`: its call was refused before it ran; `not_run`: an earlier step stopped the sequence. */
+export type StepStatus = ExecutionStatus | 'refused' | 'not_run';
+
+export interface StepRecord {
+  /** 1-based. */
+  readonly step: number;
+  readonly label: string;
+  readonly argv: readonly string[];
+  /** Where it ran; undefined for a step that did not run. */
+  readonly cwd: string | undefined;
+  readonly status: StepStatus;
+  readonly exitCode: number | null;
+  /** ISO timestamps; undefined for a step that did not run. */
+  readonly startedAt: string | undefined;
+  readonly finishedAt: string | undefined;
+  readonly durationMs: number;
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly fullOutputPath: string | undefined;
+}
+
+export interface SequenceOptions {
+  readonly executor: Executor;
+  /** Pause between steps (step_delay_ms). */
+  readonly delayMs: number;
+  /** The whole sequence's time limit; undefined: none. */
+  readonly timeoutMs: number | undefined;
+  /** Cancels the sequence: the running step is killed and no further step starts. */
+  readonly signal: AbortSignal;
+  /** Base name of the steps' full-output logs (the operation id). */
+  readonly logName: string;
+  /** Called after every step that ran (the audit log). */
+  readonly onStep?: (record: StepRecord) => void;
+}
+
+export async function runSequence(
+  plans: readonly StepPlan[],
+  options: SequenceOptions,
+): Promise<ExecutionResult> {
+  const started = performance.now();
+  const records: StepRecord[] = [];
+  // One signal for the steps: the caller's cancel, or the sequence's own timeout.
+  const stop = new AbortController();
+  let timedOut = false;
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          stop.abort();
+        }, options.timeoutMs);
+  const onCancel = () => stop.abort();
+  options.signal.addEventListener('abort', onCancel, { once: true });
+  if (options.signal.aborted) stop.abort();
+
+  try {
+    for (const [index, plan] of plans.entries()) {
+      const last = records.at(-1);
+      if (last !== undefined && last.status !== 'completed') break;
+      if (index > 0 && options.delayMs > 0) {
+        await delay(options.delayMs, undefined, { signal: stop.signal }).catch(() => undefined);
+      }
+      if (stop.signal.aborted) {
+        records.push(notRun(index, plan, timedOut ? 'timed_out' : 'cancelled'));
+        break;
+      }
+      const record = await runStep(index, plan, options, stop.signal, () => timedOut);
+      records.push(record);
+      if (record.status !== 'refused') options.onStep?.(record);
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onCancel);
+  }
+  for (let index = records.length; index < plans.length; index++) {
+    const plan = plans[index];
+    if (plan !== undefined) records.push(notRun(index, plan, 'not_run'));
+  }
+
+  const stopper = records.find((record) => record.status !== 'completed');
+  const status: ExecutionStatus =
+    stopper === undefined
+      ? 'completed'
+      : stopper.status === 'timed_out' || stopper.status === 'cancelled'
+        ? stopper.status
+        : 'failed';
+  return {
+    status,
+    exitCode: stopper === undefined ? 0 : stopper.exitCode,
+    signal: null,
+    output: transcript(records),
+    truncated: records.some((record) => record.truncated),
+    fullOutputPath: undefined,
+    durationMs: performance.now() - started,
+    timedOut: status === 'timed_out',
+    cancelled: status === 'cancelled',
+    steps: records,
+  };
+}
+
+async function runStep(
+  index: number,
+  plan: StepPlan,
+  options: SequenceOptions,
+  signal: AbortSignal,
+  sequenceTimedOut: () => boolean,
+): Promise<StepRecord> {
+  let prepared: PreparedStep;
+  try {
+    prepared = await plan.prepare();
+  } catch (error) {
+    if (!(error instanceof AhmaError)) throw error;
+    return { ...notRun(index, plan, 'refused'), output: `${error.message}\n` };
+  }
+  const startedAt = new Date();
+  try {
+    const result = await options.executor.run({
+      command: prepared.command,
+      cwd: prepared.cwd,
+      timeoutMs: prepared.timeoutMs,
+      signal,
+      logName: `${options.logName}-step${String(index + 1)}`,
+    });
+    return {
+      step: index + 1,
+      label: plan.label,
+      argv: prepared.argv,
+      cwd: prepared.cwd,
+      // Killed because the whole sequence ran out of time: that is a timeout, not a cancel.
+      status: result.cancelled && sequenceTimedOut() ? 'timed_out' : result.status,
+      exitCode: result.exitCode,
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      durationMs: result.durationMs,
+      output: result.output,
+      truncated: result.truncated,
+      fullOutputPath: result.fullOutputPath,
+    };
+  } finally {
+    await prepared.cleanup();
+  }
+}
+
+function notRun(index: number, plan: StepPlan, status: StepStatus): StepRecord {
+  return {
+    step: index + 1,
+    label: plan.label,
+    argv: [],
+    cwd: undefined,
+    status,
+    exitCode: null,
+    startedAt: undefined,
+    finishedAt: undefined,
+    durationMs: 0,
+    output: '',
+    truncated: false,
+    fullOutputPath: undefined,
+  };
+}
+
+/** Every step: a header line with its outcome, then its output. */
+function transcript(records: readonly StepRecord[]): string {
+  const total = String(records.length);
+  return records
+    .map((record) => {
+      const head = `── step ${String(record.step)}/${total}: ${record.label}`;
+      if (record.startedAt === undefined) {
+        const why =
+          record.status === 'refused'
+            ? 'refused'
+            : record.status === 'not_run'
+              ? 'not run (an earlier step did not complete)'
+              : `not run (the sequence was ${record.status === 'timed_out' ? 'timed out' : 'cancelled'})`;
+        return `${head} — ${why}\n${record.output}`;
+      }
+      const exit = record.exitCode === null ? '' : `, exit ${String(record.exitCode)}`;
+      const how = `${record.status}${exit}, ${String(Math.round(record.durationMs))} ms`;
+      const body = record.output === '' ? '(no output)\n' : record.output;
+      return `${head} — ${how}\n$ ${record.argv.join(' ')}\n${body.endsWith('\n') ? body : `${body}\n`}`;
+    })
+    .join('\n');
+}

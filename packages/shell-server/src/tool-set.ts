@@ -1,0 +1,98 @@
+// The tools a server offers right now: the loaded definitions that passed their availability
+// checks, plus the built-ins. Reloading (hot reload) builds a whole new set and swaps it in at
+// once, so a call never sees half of an edit.
+import {
+  ASYNC_GUIDANCE_KEY,
+  availableTools,
+  checkAvailability,
+  formatAvailability,
+  formatDiagnostic,
+  loadTools,
+  type CheckedDefinition,
+  type Engine,
+  type LoadedTool,
+  type ResolvedToolsDir,
+} from '@ahma/core';
+import type { Logger } from 'pino';
+import { definitionTool, operationTools, shellTool, type ToolEntry } from './mcp/tools.js';
+import type { ToolContextBase } from './mcp/tools.js';
+
+export interface ToolSetOptions {
+  readonly toolsDir: ResolvedToolsDir;
+  readonly catalogDir: string;
+  readonly bundled: readonly string[];
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** What every tool handler gets, besides the current definition tools. */
+  readonly context: ToolContextBase;
+}
+
+export class ToolSet {
+  readonly #options: ToolSetOptions;
+  #entries: readonly ToolEntry[] = [];
+  #byName: ReadonlyMap<string, LoadedTool> = new Map();
+  #definitions: readonly CheckedDefinition[] = [];
+
+  constructor(options: ToolSetOptions) {
+    this.#options = options;
+  }
+
+  /** Tools in list order. */
+  get entries(): readonly ToolEntry[] {
+    return this.#entries;
+  }
+
+  /**
+   * Loads (or reloads) the definitions, runs their availability checks and swaps the new set in.
+   * A file that breaks keeps its last good definition; a deleted file's tools go.
+   */
+  async load(): Promise<void> {
+    const { logger, engine } = this.#options;
+    const loaded = await loadTools({
+      toolsDir: this.#options.toolsDir,
+      catalogDir: this.#options.catalogDir,
+      bundled: this.#options.bundled,
+      lastGood: this.#definitions,
+    });
+    for (const problem of loaded.diagnostics) {
+      // R5.2: an invalid file is logged with its diagnostics and skipped; the server still serves.
+      logger.warn(
+        { file: problem.file, pointer: problem.pointer },
+        `tool definition rejected: ${formatDiagnostic(problem)}`,
+      );
+    }
+    for (const file of loaded.keptLastGood) {
+      logger.warn({ file }, 'the edited file is invalid; its last good definition stays in use');
+    }
+
+    const availability = await checkAvailability(loaded, { sandbox: engine.sandbox });
+    for (const failed of availability.failed) {
+      logger.warn(
+        {
+          file: failed.file,
+          pointer: failed.pointer,
+          tools: failed.tools,
+          install: failed.installInstructions,
+        },
+        `tool unavailable: ${formatAvailability(failed)}`,
+      );
+    }
+    const tools = availableTools(loaded.tools, availability);
+
+    const context = {
+      ...this.#options.context,
+      definitionTools: () => this.#byName,
+    };
+    this.#definitions = loaded.definitions;
+    this.#byName = new Map(tools.map((tool) => [tool.name, tool]));
+    this.#entries = [
+      shellTool(context, loaded.guidance[ASYNC_GUIDANCE_KEY] ?? ''),
+      ...operationTools(context),
+      ...tools.map((tool) => definitionTool(tool, context)),
+    ];
+    logger.info(
+      { tools: this.#entries.map((entry) => entry.tool.name) },
+      `serving ${String(this.#entries.length)} tools`,
+    );
+  }
+}
