@@ -1,0 +1,157 @@
+// Sequences in core (SPEC §9, R6.1–R6.3, R10.3): planning a call (step tools by name, arguments
+// merged and validated up front, the caller's working directory, nested sequences) and running the
+// plans through a real engine (order, first failure stops, refusals, delay, cancel, timeouts).
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArgumentValidator } from '../../src/definition/input-schema.js';
+import { loadTools, type LoadedTool } from '../../src/definition/load.js';
+import { AhmaError } from '../../src/errors.js';
+import { planSequence } from '../../src/sequence/plan.js';
+import { runSequence, type StepPlan } from '../../src/sequence/run-sequence.js';
+import { engineFixture, type EngineFixture } from '../engine/helpers.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+let fixture: EngineFixture;
+beforeAll(async () => {
+  fixture = await engineFixture();
+  await mkdir(join(fixture.scope, 'sub'));
+});
+afterAll(() => fixture.dispose());
+
+/** A tool as the loader makes it, for planning: `echo` with an option and a positional. */
+async function toolsOf(dir: string): Promise<Map<string, LoadedTool>> {
+  const loaded = await loadTools({ toolsDir: { dir, origin: 'option' } });
+  expect(loaded.diagnostics).toEqual([]);
+  return new Map(loaded.tools.map((tool) => [tool.name, tool]));
+}
+
+const shellPlan = (label: string, script: string): StepPlan => ({
+  label,
+  prepare: () =>
+    Promise.resolve({
+      command: { kind: 'shell', script },
+      argv: ['bash', '-c', script],
+      cwd: fixture.scope,
+      timeoutMs: 10_000,
+      cleanup: () => Promise.resolve(),
+    }),
+});
+
+const run = (
+  plans: StepPlan[],
+  options: { delayMs?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+) =>
+  runSequence(plans, {
+    executor: fixture.engine.executor,
+    delayMs: options.delayMs ?? 0,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal ?? new AbortController().signal,
+    logName: `seq-${String(Date.now())}`,
+  });
+
+describe('planSequence', () => {
+  it("R6.2: this repository's qualitycheck runs lint, typecheck, test and build, in that order", async () => {
+    const tools = await toolsOf(join(repoRoot, '.ahma', 'tools'));
+    const leaf = tools.get('ahma_qualitycheck')?.leaf;
+    if (leaf === undefined) throw new Error('no ahma_qualitycheck');
+    expect(leaf.synchronous).toBe(false); // one async operation: it takes minutes
+    const plans = planSequence(
+      leaf,
+      {},
+      {
+        tools,
+        validator: new ArgumentValidator(),
+        scope: repoRoot,
+        defaultTimeoutSeconds: 600,
+      },
+    );
+    const prepared = await Promise.all(plans.map((plan) => plan.prepare()));
+    expect(prepared.map((step) => step.argv)).toEqual([
+      ['pnpm', 'lint'],
+      ['pnpm', 'typecheck'],
+      ['pnpm', 'test'],
+      ['pnpm', 'build'],
+    ]);
+    expect(prepared.map((step) => step.cwd)).toEqual([repoRoot, repoRoot, repoRoot, repoRoot]);
+  });
+
+  it("R10.3: a step refused by its tool's schema refuses the plan, naming the step", async () => {
+    const tools = await toolsOf(join(repoRoot, '.ahma', 'tools'));
+    const lint = tools.get('ahma_lint');
+    if (lint === undefined) throw new Error('no ahma_lint');
+    const leaf = {
+      ...lint.leaf,
+      name: 'bad',
+      sequence: [{ tool: 'ahma', subcommand: 'lint', args: { nope: 1 } }],
+    };
+    const error = (() => {
+      try {
+        planSequence(
+          leaf,
+          {},
+          {
+            tools,
+            validator: new ArgumentValidator(),
+            scope: repoRoot,
+            defaultTimeoutSeconds: 600,
+          },
+        );
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(AhmaError);
+    expect((error as AhmaError).message).toMatch(
+      /^bad step 1 \(ahma_lint\): unknown argument "nope"/,
+    );
+  });
+});
+
+describe('runSequence', () => {
+  it('R6.1: steps run in order, each after the previous one ended, step_delay_ms apart', async () => {
+    const result = await run(
+      [1, 2, 3].map((n) => shellPlan(`s${String(n)}`, `sleep 0.1; echo ${String(n)}`)),
+      { delayMs: 100 },
+    );
+    expect(result.status).toBe('completed');
+    const steps = result.steps ?? [];
+    expect(steps.map((step) => step.status)).toEqual(['completed', 'completed', 'completed']);
+    for (let i = 1; i < steps.length; i++) {
+      const gap =
+        Date.parse(steps[i]?.startedAt ?? '') - Date.parse(steps[i - 1]?.finishedAt ?? '');
+      expect(gap).toBeGreaterThanOrEqual(95);
+    }
+    expect(result.output).toMatch(/step 1\/3: s1 — completed, exit 0.*\n\$ bash -c .*\n1\n/);
+  });
+
+  it('R6.2: a refused step stops the sequence like a failed one, with the refusal in the transcript', async () => {
+    const refused: StepPlan = {
+      label: 'outside',
+      prepare: () => Promise.reject(new AhmaError('PATH_OUTSIDE_SCOPE', 'x is outside the scope')),
+    };
+    const result = await run([shellPlan('ok', 'echo ok'), refused, shellPlan('after', 'echo no')]);
+    expect(result.status).toBe('failed');
+    expect(result.steps?.map((step) => step.status)).toEqual(['completed', 'refused', 'not_run']);
+    expect(result.output).toContain('── step 2/3: outside — refused\nx is outside the scope\n');
+  });
+
+  it('R6.3: an abort before the first step runs nothing; a timeout during the delay stops it', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const cancelled = await run([shellPlan('a', 'echo a')], { signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.steps?.map((step) => step.status)).toEqual(['cancelled']);
+
+    const timedOut = await run([shellPlan('a', 'echo a'), shellPlan('b', 'echo b')], {
+      delayMs: 5_000,
+      timeoutMs: 300,
+    });
+    expect(timedOut.status).toBe('timed_out');
+    expect(timedOut.steps?.map((step) => step.status)).toEqual(['completed', 'timed_out']);
+    expect(timedOut.durationMs).toBeLessThan(3_000);
+  });
+});
