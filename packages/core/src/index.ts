@@ -83,6 +83,7 @@ export {
   type AvailabilityResult,
   type AvailabilitySource,
   type AvailabilityStatus,
+  type DeclaredCheck,
   type UnavailableTool,
 } from './definition/availability.js';
 export { ToolFileReadError } from './definition/tool-files.js';

@@ -53,8 +53,8 @@ export interface AvailabilitySource {
  */
 export type AvailabilityStatus = 'available' | 'not_found' | 'exit_code' | 'timed_out' | 'error';
 
-/** One `availability_check` of one definition, and what its probe found. */
-export interface AvailabilityResult {
+/** One declared `availability_check`, before its probe runs. */
+export interface DeclaredCheck {
   readonly file: string;
   readonly definitionName: string;
   /** JSON pointer of the object declaring the check: "" for the tool, "/subcommand/1" etc. */
@@ -66,6 +66,12 @@ export interface AvailabilityResult {
   /** The probe's command line (never run through a shell). */
   readonly argv: readonly string[];
   readonly successExitCodes: readonly number[];
+  /** The check's install_instructions, else the nearest enclosing declaration's. */
+  readonly installInstructions: string | undefined;
+}
+
+/** One `availability_check` of one definition, and what its probe found. */
+export interface AvailabilityResult extends DeclaredCheck {
   readonly status: AvailabilityStatus;
   readonly available: boolean;
   readonly exitCode: number | null;
@@ -74,8 +80,6 @@ export interface AvailabilityResult {
   readonly reason: string | undefined;
   /** The start of the probe's output (stdout and stderr), trimmed. */
   readonly output: string;
-  /** The check's install_instructions, else the nearest enclosing declaration's. */
-  readonly installInstructions: string | undefined;
   readonly durationMs: number;
 }
 
@@ -96,18 +100,6 @@ export interface AvailabilityReport {
   readonly failed: readonly AvailabilityResult[];
   /** The tools not to offer, in definition order. */
   readonly unavailable: readonly UnavailableTool[];
-}
-
-/** One declared check, before its probe runs. */
-interface DeclaredCheck {
-  readonly file: string;
-  readonly definitionName: string;
-  readonly pointer: string;
-  readonly label: string;
-  readonly tools: readonly string[];
-  readonly argv: readonly string[];
-  readonly successExitCodes: readonly number[];
-  readonly installInstructions: string | undefined;
 }
 
 /** What running one distinct command line found, shared by every check that declares it. */
