@@ -291,12 +291,12 @@ void reset_signals(void) {
  * lost: it stays pending. SIG_IGN inherited from our parent would make the kernel auto-reap
  * children: reset first. Forked supervisors inherit the mask.
  */
-static const int handled_signals[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+const int handled_signals[HANDLED_SIGNAL_COUNT] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
 sigset_t handled_set;
 
 void block_handled_signals(void) {
     sigemptyset(&handled_set);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++) {
+    for (size_t i = 0; i < HANDLED_SIGNAL_COUNT; i++) {
         struct sigaction dfl = {.sa_handler = SIG_DFL};
         sigemptyset(&dfl.sa_mask);
         sigaction(handled_signals[i], &dfl, NULL);

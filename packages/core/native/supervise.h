@@ -18,6 +18,9 @@ extern pid_t main_pid;
 extern int64_t grace_ms;
 /* SIGCHLD and the termination requests, blocked by block_handled_signals(). */
 extern sigset_t handled_set;
+#define HANDLED_SIGNAL_COUNT 4
+/* The same signals, as a list. */
+extern const int handled_signals[HANDLED_SIGNAL_COUNT];
 
 /*
  * Sends sig (0: none) to every descendant except those in except and below them; returns how many

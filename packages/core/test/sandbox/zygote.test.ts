@@ -892,6 +892,23 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(templatesOf(zygote.pid)).toEqual([template]); // one template serves them all
     });
 
+    it("R4.1: a template copy's bash handles signals like a fresh bash: same blocked and ignored sets, traps work", async () => {
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const signals = `grep -E '^Sig(Blk|Ign):' /proc/$$/status`;
+      const result = await zygote.run('shell', [
+        `${introspect}; ${signals}; echo fresh; bash --noprofile --norc -c ${quote(`${signals}; true`)}; ` +
+          "trap 'echo trapped; exit 3' TERM; kill -TERM $$; echo not reached",
+      ]);
+      expect(parse(result.output).copy).toBe(true);
+      const [, copy = '', fresh = ''] =
+        /\n(Sig[^]*?)fresh\n(Sig[^]*?)trapped\n/.exec(result.output) ?? [];
+      expect(copy).toMatch(/^SigBlk:.*\nSigIgn:.*\n$/);
+      expect(copy).toBe(fresh);
+      expect(result.output).not.toContain('not reached');
+      expect(result).toMatchObject({ code: 3, signal: 0 });
+    });
+
     it('R4.1: without ahma-unit.so beside the helper, every shell unit starts a bash of its own, with the same behaviour', async () => {
       const dir = await mkdtemp('/var/tmp/ahma-zyg-bin-');
       try {
