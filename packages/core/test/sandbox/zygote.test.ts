@@ -895,7 +895,9 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
     it("R4.1: a template copy's bash handles signals like a fresh bash: same blocked and ignored sets, traps work", async () => {
       const zygote = pool(1);
       await poolReady(zygote, 1);
-      const signals = `grep -E '^Sig(Blk|Ign):' /proc/$$/status`;
+      // Read by bash itself (no child: a fork would catch bash with signals blocked around it).
+      const signals =
+        'while IFS= read -r l; do case $l in SigBlk:*|SigIgn:*) echo "$l";; esac; done </proc/$$/status';
       const result = await zygote.run('shell', [
         `${introspect}; ${signals}; echo fresh; bash --noprofile --norc -c ${quote(`${signals}; true`)}; ` +
           "trap 'echo trapped; exit 3' TERM; kill -TERM $$; echo not reached",
