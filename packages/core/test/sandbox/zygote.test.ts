@@ -872,6 +872,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       await poolReady(zygote, 2);
       const [template] = templatesOf(zygote.pid);
       expect(template === undefined ? false : isTemplateCopy(template)).toBe(true);
+      await sleep(2_500); // the template's own SECONDS is now ≥ 2: a copy must not count from it
       // Three warm units and a few forked on the spot beyond the pool.
       const results = await Promise.all(
         Array.from({ length: 5 }, () => zygote.run('shell', [`sleep 1.1; ${introspect}`])),
@@ -884,8 +885,10 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
           ppid: each.supervisor, // $PPID is its supervisor S...
           grandparent: zygote.pid, // ...which is the zygote's child (cloned with CLONE_PARENT)
           argc: 0, // the template's own arguments (the builtin's path) are gone
-          seconds: 1, // counted from the command's start, not the template's
         });
+        // Counted from the command's start (1.1 s ago, whole seconds), not from the template's.
+        expect(each.seconds).toBeGreaterThanOrEqual(1);
+        expect(each.seconds).toBeLessThanOrEqual(2);
       }
       expect(new Set(seen.map((each) => each.pid)).size).toBe(5);
       expect(new Set(seen.map((each) => each.random)).size).toBeGreaterThan(1);
@@ -927,8 +930,8 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
           ppid: result.pid,
           grandparent: zygote.pid,
           argc: 0,
-          seconds: 0,
         });
+        expect(parse(result.output).seconds).toBeLessThanOrEqual(1);
         expect(zygote.stderr).toBe('');
       } finally {
         await rm(dir, { recursive: true, force: true });
