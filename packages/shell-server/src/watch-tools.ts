@@ -1,10 +1,13 @@
-// Hot reload (issue: tools directory watched): changes to the tools directory are debounced into
-// one reload; reloads never overlap, and a change during one schedules exactly one more.
-import { watch, type FSWatcher } from 'node:fs';
+// Hot reload (SPEC §6): changes to the tools directory are debounced into one reload; reloads never
+// overlap, and a change during one schedules exactly one more. A directory that does not exist
+// (yet, or any more) is looked for once a second, and loaded when it appears.
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 
 /** Quiet time after the last change before reloading: an editor's save is several events. */
 export const RELOAD_DEBOUNCE_MS = 200;
+/** How often a missing tools directory is looked for. */
+export const MISSING_DIR_POLL_MS = 1000;
 
 export interface ToolsWatcher {
   close(): void;
@@ -16,7 +19,9 @@ export function watchToolsDir(
   logger: Logger,
   debounceMs = RELOAD_DEBOUNCE_MS,
 ): ToolsWatcher {
-  let timer: NodeJS.Timeout | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
   let running: Promise<void> | undefined;
   let again = false;
   let closed = false;
@@ -38,21 +43,57 @@ export function watchToolsDir(
       });
   };
 
-  let watcher: FSWatcher | undefined;
-  try {
-    watcher = watch(dir, { persistent: false }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(run, debounceMs);
-    });
-    watcher.on('error', (error) => logger.warn({ err: error, dir }, 'watching the tools stopped'));
-    logger.info({ dir }, 'watching the tools directory');
-  } catch (error) {
-    logger.warn({ err: error, dir }, 'cannot watch the tools directory; hot reload is off');
-  }
+  const schedule = (): void => {
+    clearTimeout(debounce);
+    debounce = setTimeout(run, debounceMs);
+  };
+
+  const waitForDir = (): void => {
+    poll = setInterval(() => {
+      if (!existsSync(dir)) return;
+      clearInterval(poll);
+      if (start()) schedule(); // it may already hold files
+    }, MISSING_DIR_POLL_MS);
+    poll.unref();
+  };
+
+  /** Watches the directory; false (and polling for it) when it does not exist. */
+  const start = (): boolean => {
+    if (closed) return false;
+    try {
+      watcher = watch(dir, { persistent: false }, () => {
+        if (existsSync(dir)) {
+          schedule();
+          return;
+        }
+        // The directory itself went away: its tools go, and it is looked for again.
+        watcher?.close();
+        watcher = undefined;
+        schedule();
+        waitForDir();
+      });
+      watcher.on('error', (error) =>
+        logger.warn({ err: error, dir }, 'watching the tools stopped'),
+      );
+      logger.info({ dir }, 'watching the tools directory');
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ENOENT') {
+        logger.warn({ err: error, dir }, 'cannot watch the tools directory; hot reload is off');
+        return false;
+      }
+      logger.info({ dir }, 'the tools directory does not exist; it is loaded when it appears');
+      waitForDir();
+      return false;
+    }
+  };
+
+  start();
   return {
     close() {
       closed = true;
-      clearTimeout(timer);
+      clearTimeout(debounce);
+      clearInterval(poll);
       watcher?.close();
     },
   };

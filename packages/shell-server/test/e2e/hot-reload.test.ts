@@ -1,7 +1,7 @@
 // Hot reload end to end over stdio: the tools directory is watched; a new, changed or deleted tool
 // file is re-validated and swapped in with notifications/tools/list_changed; a broken edit keeps the
 // last good definition; --no-hot-reload turns it off.
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,30 @@ describe('hot reload', () => {
     await waitFor(async () => (await toolNames(server)).includes('burst4'), 'the burst loaded');
     await sleep(600);
     expect(changes() - before).toBeLessThanOrEqual(2);
+  });
+
+  it('SPEC §6 hot reload: a tools directory created after start is loaded when it appears, and its removal removes its tools', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    const dir = join(scope.dir, '.ahma', 'tools');
+    await rm(dir, { recursive: true });
+    const server = await e2e.server(scope);
+    const changes = countListChanged(server);
+
+    await mkdir(dir);
+    await writeFile(toolFile(scope, 'late'), echoTool('late', 'arrived'));
+    await waitFor(() => changes() >= 1, 'tools/list_changed after the directory appeared');
+    expect(await toolNames(server)).toContain('late');
+    expect(structured<CommandResult>(await server.call('late')).output).toBe('arrived\n');
+
+    const before = changes();
+    await rm(dir, { recursive: true });
+    await waitFor(() => changes() > before, 'tools/list_changed after the directory went');
+    expect(await toolNames(server)).not.toContain('late');
+
+    // And back again.
+    await mkdir(dir);
+    await writeFile(toolFile(scope, 'again'), echoTool('again', 'back'));
+    await waitFor(async () => (await toolNames(server)).includes('again'), 'the directory again');
   });
 
   it('SPEC §6 hot reload: --no-hot-reload keeps the tools as they were at start', async () => {
