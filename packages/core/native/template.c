@@ -13,14 +13,18 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "supervise.h"
 #include "zygote.h"
 
-/* Longest wait for the template's answer (it clones in well under a millisecond). */
-#define ANSWER_TIMEOUT_MS 5000
+/*
+ * Longest wait for the template's answer. It clones in well under a millisecond; the zygote's
+ * loop waits meanwhile, so a stopped template (a command can stop it: same sandbox) costs this.
+ */
+#define ANSWER_TIMEOUT_MS 500
 
 /*
  * Run by the template as `bash -c TEMPLATE BASH SO GRACE_MS`. In the template, `ahma_unit` serves
@@ -28,8 +32,9 @@
  * runs (which also resets what a copy of the template shares with the others: the arguments,
  * RANDOM's seed, SECONDS' start).
  */
-static const char template_script[] = "enable -f \"$1\" ahma_unit || exit 125\n"
-                                      "ahma_unit 3 \"$2\" || exit 125\n" SHELL_UNIT_BOOTSTRAP;
+static const char template_script[] =
+    /* On the bootstrap's first line: a script's errors name the same line numbers either way. */
+    "enable -f \"$1\" ahma_unit || exit 125; ahma_unit 3 \"$2\" || exit 125; " SHELL_UNIT_BOOTSTRAP;
 
 pid_t template_pid = -1;
 static int sock = -1; /* the zygote's end of the socket to the template, -1 when not in use */
@@ -127,7 +132,7 @@ pid_t clone_from_template(int go_r, int body, int out_w) {
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             lost("did not answer");
-            return -1;
+            return TEMPLATE_FATE_UNKNOWN;
         }
         n = recv(sock, &answer, sizeof answer, 0);
         if (n < 0 && errno == EINTR) continue;
@@ -135,11 +140,17 @@ pid_t clone_from_template(int go_r, int body, int out_w) {
     }
     if (n != (ssize_t)sizeof answer) {
         lost("is gone");
-        return -1;
+        return TEMPLATE_FATE_UNKNOWN;
     }
     if (answer <= 0) { /* clone() failed there: try a fork here */
         errno = -answer;
         return -1;
+    }
+    /* Only a child of ours can be a unit (a sandboxed command could forge the answer). */
+    siginfo_t info;
+    if (waitid(P_PID, (id_t)answer, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+        lost("answered with a process that is not a child of the zygote");
+        return TEMPLATE_FATE_UNKNOWN;
     }
     return (pid_t)answer;
 }

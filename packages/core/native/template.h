@@ -28,9 +28,14 @@ extern pid_t template_pid;
  */
 void start_template(pid_t zygote);
 
+/* clone_from_template() lost the template after handing it the descriptors. */
+#define TEMPLATE_FATE_UNKNOWN (-2)
+
 /*
  * Has the template clone a unit whose supervisor gets these descriptors; returns the supervisor's
- * pid (a child of the zygote), or -1 when the template cannot (then fork a classic unit).
+ * pid (a child of the zygote); -1 when the template cannot (fork a classic unit with the same
+ * descriptors); TEMPLATE_FATE_UNKNOWN when it received them but gave no valid answer (a unit of
+ * its may hold them: use new ones).
  */
 pid_t clone_from_template(int go_r, int body, int out_w);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -342,10 +343,24 @@ static struct unit *spawn_unit(enum mode mode) {
     if (u == NULL) return NULL;
     int go[2] = {-1, -1}, body = -1, out[2] = {-1, -1};
     pid_t pid = -1;
-    if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
-        pipe2(out, O_CLOEXEC) == 0) {
+    for (int fresh = 0; fresh < 2; fresh++) {
+        if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) < 0 || pipe2(go, O_CLOEXEC) != 0 ||
+            pipe2(out, O_CLOEXEC) != 0)
+            break;
         if (mode == MODE_SHELL) pid = clone_from_template(go[0], body, out[1]);
+        if (pid == TEMPLATE_FATE_UNKNOWN) {
+            /* The template may have cloned a unit holding these descriptors after all: a new set
+             * for ours, so that unit (if any) gets EOF, exits 125 and is swept as a stranger. */
+            close_fd(&go[0]);
+            close_fd(&go[1]);
+            close_fd(&body);
+            close_fd(&out[0]);
+            close_fd(&out[1]);
+            pid = -1;
+            continue;
+        }
         if (pid < 0 && (pid = fork()) == 0) run_unit(mode, go[0], body, out[1]);
+        break;
     }
     int err = errno;
     close_fd(&go[0]);
@@ -614,6 +629,9 @@ static void compact_units(void) {
 
 void run_zygote(void) {
     zygote_pid = getpid();
+    /* Not dumpable: a sandboxed command (same user, same Landlock domain) cannot ptrace the zygote
+     * or take its descriptors. Forks keep this; a command's exec resets it. */
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     start_template(zygote_pid);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -55,10 +56,14 @@ struct builtin {
 #define EXECUTION_SUCCESS 0
 #define EX_USAGE 258
 
-/* $$ is this variable; set_ppid() sets $PPID from getppid(). Weak: a bash without them still
- * loads the builtin. */
+/* $$ is this variable; set_ppid() sets $PPID from getppid(); shell_pgrp is bash's idea of its
+ * process group (job control). Weak: a bash without them still loads the builtin. */
 extern pid_t dollar_dollar_pid __attribute__((weak));
 extern void set_ppid(void) __attribute__((weak));
+extern pid_t shell_pgrp __attribute__((weak));
+
+/* The template's pid, once `ahma_unit` serves: a copy (B) that calls it again is refused. */
+static pid_t template_pid;
 
 /* Receives one unit request: fds[0..2] = go pipe (read end), request memfd, output pipe (write
  * end). Returns 0, or -1 at EOF or on any error (T then ends). */
@@ -85,17 +90,15 @@ static int receive_unit(int sock, int fds[3]) {
 }
 
 /*
- * In S (a clone of T whose parent is the zygote): becomes the unit's supervisor and forks B.
- * Returns only in B, with bash's signal state as T had it and B's descriptors in place.
+ * In S (a clone of T whose parent is the zygote), every signal blocked since before the clone:
+ * becomes the unit's supervisor and forks B. Returns only in B, with bash's signal state as T had
+ * it (`bash_mask` and bash's dispositions) and B's descriptors in place.
  */
-static int start_unit(const int fds[3], pid_t zygote) {
-    /* S runs only this file's C code: every signal stays blocked in it, so none of bash's handlers
-     * ever runs here, and the ones the supervisor waits for are pending for sigwaitinfo(). */
-    sigset_t all, bash_mask;
-    sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, &bash_mask);
-    /* Those it waits for must not be ignored: bash's dispositions of them are kept for B, which
-     * is bash again (only these four, not all 64 signals: ~0.2 ms of CPU less per command). */
+static int start_unit(const int fds[3], pid_t zygote, const sigset_t *bash_mask) {
+    /* The supervisor waits for these, so they must not be ignored: bash's dispositions of them are
+     * kept for B, which is bash again (only these four, not all 64 signals: ~0.2 ms of CPU less
+     * per command). Every other signal stays blocked until B is forked, so none of bash's
+     * handlers runs in S meanwhile. */
     struct sigaction bash_actions[HANDLED_SIGNAL_COUNT];
     for (int i = 0; i < HANDLED_SIGNAL_COUNT; i++)
         (void)sigaction(handled_signals[i], NULL, &bash_actions[i]);
@@ -107,15 +110,23 @@ static int start_unit(const int fds[3], pid_t zygote) {
         give_shell_unit_fds(fds[0], fds[1], fds[2]);
         for (int i = 0; i < HANDLED_SIGNAL_COUNT; i++)
             (void)sigaction(handled_signals[i], &bash_actions[i], NULL);
-        sigprocmask(SIG_SETMASK, &bash_mask, NULL);
+        sigprocmask(SIG_SETMASK, bash_mask, NULL);
+        /* What a fresh bash would have: its own pid, parent and process group, and the ordinary
+         * dumpable state (T and S are not, so a command cannot ptrace them). */
+        (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         if (&dollar_dollar_pid != NULL) dollar_dollar_pid = getpid();
         if (set_ppid != NULL) set_ppid(); /* S, not the zygote: `kill $PPID` stays in the unit */
+        if (&shell_pgrp != NULL) shell_pgrp = getpgrp();
         return EXECUTION_SUCCESS;
     }
     if (main_pid < 0) {
         dprintf(fds[2], PROG ": fork: %s\n", strerror(errno));
         _exit(EXIT_HELPER);
     }
+    /* Named like every other supervisor; signals other than the four act as in one (a K frame's
+     * signal ends it). */
+    (void)prctl(PR_SET_NAME, PROG, 0, 0, 0);
+    sigprocmask(SIG_SETMASK, &handled_set, NULL);
     close_inherited_fds();
     supervise();
 }
@@ -129,18 +140,32 @@ static int ahma_unit(WORD_LIST *list) {
     if (*end != '\0' || grace < 0) return EX_USAGE;
     grace_ms = grace;
 
+    if (template_pid != 0) {
+        fputs("ahma_unit: only the template shell serves the pool\n", stderr);
+        return EX_USAGE;
+    }
+    template_pid = getpid();
+    /* Not dumpable: a sandboxed command (same user, same Landlock domain) cannot ptrace the
+     * template or take its descriptors (pidfd_getfd) to forge answers. */
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     pid_t zygote = getppid();
+    sigset_t all, bash_mask;
+    sigfillset(&all);
     for (;;) {
         int fds[3];
         if (receive_unit((int)sock, fds) != 0) _exit(0);
         /* A raw clone: glibc's fork() has no way to give the child another parent. S runs only
-         * this file's C code (no threads, no raise()), which a raw clone does not disturb. */
+         * this file's C code (no threads, no raise()), which a raw clone does not disturb. Every
+         * signal is blocked across it, so S starts with none of bash's handlers able to run. */
+        sigprocmask(SIG_SETMASK, &all, &bash_mask);
         pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
         if (pid == 0) {
             close((int)sock);
-            return start_unit(fds, zygote);
+            return start_unit(fds, zygote, &bash_mask);
         }
-        int32_t answer = pid > 0 ? pid : -errno;
+        int err = errno;
+        sigprocmask(SIG_SETMASK, &bash_mask, NULL);
+        int32_t answer = pid > 0 ? pid : -err;
         for (int i = 0; i < 3; i++) close(fds[i]);
         if (send((int)sock, &answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer)
             _exit(0);

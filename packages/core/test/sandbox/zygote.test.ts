@@ -217,9 +217,8 @@ const supervisorsOf = (zygotePid: number) =>
 const templatesOf = (zygotePid: number) =>
   childrenOf(zygotePid).filter((pid) => sessionOf(pid) !== pid);
 
-/** A copy of the template: a bash whose command line is the template's `ahma_unit` script. */
-const isTemplateCopy = (pid: number) =>
-  commOf(pid) === 'bash' && cmdlineOf(pid).some((word) => word.includes('ahma_unit'));
+/** The template or a copy of it: its command line is the template's `ahma_unit` script. */
+const isTemplateCopy = (pid: number) => cmdlineOf(pid).some((word) => word.includes('ahma_unit'));
 
 /**
  * A zygote's idle units, by what waits below their supervisor S: a warm shell (bash) or, for an
@@ -932,6 +931,12 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
           argc: 0,
         });
         expect(parse(result.output).seconds).toBeLessThanOrEqual(1);
+        // A script's errors name the same line either way.
+        const failing = 'true\n(( 1 / 0 ))';
+        const classic = await zygote.run('shell', [failing]);
+        const copied = await pool(1).run('shell', [failing]);
+        expect(classic.output).toMatch(/line \d+: .*division by 0/);
+        expect(copied.output).toBe(classic.output);
         expect(zygote.stderr).toBe('');
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -961,6 +966,46 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(warmShellUnits(zygote.pid).some(isTemplateCopy)).toBe(false);
       expect(templatesOf(zygote.pid)).toEqual([]);
       expect(zygote.alive).toBe(true);
+    });
+
+    it('R4.1: a stopped template costs one short wait, then shell units start a bash each; nothing strays', async () => {
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const [template] = templatesOf(zygote.pid);
+      if (template === undefined) throw new Error('no template shell');
+      process.kill(template, 'SIGSTOP');
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 3 }, (_, i) => zygote.run('shell', [`echo ${String(i)}`])),
+      );
+      results.forEach((result, i) =>
+        expect(result).toMatchObject({ output: `${String(i)}\n`, code: 0 }),
+      );
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(zygote.stderr).toContain('did not answer');
+      await waitFor(() => isGone(template), 'the stopped template killed and reaped');
+      // Every unit the zygote knows answers K; no unit it does not know is left.
+      const marker = newMarker();
+      const id = zygote.start('shell', [`exec -a ${marker} sleep 30`]);
+      await waitFor(() => pidsWithMarker(marker).length === 1, 'the marked sleep');
+      zygote.kill(id, 15);
+      expect(await zygote.result(id)).toMatchObject({ code: -1, signal: 15 });
+      expect(pidsWithMarker(marker)).toEqual([]);
+    });
+
+    it("R4.1: a copy's supervisor dies from a K frame's signal like any supervisor; `ahma_unit` is the template's alone", async () => {
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const id = zygote.start('shell', ['sleep 5; echo late']);
+      const supervisor = (await zygote.frame('S', id)).payload.readUInt32LE(0);
+      expect(isTemplateCopy(supervisor)).toBe(true);
+      expect(commOf(supervisor)).toBe('ahma-sandbox');
+      zygote.kill(id, 10); // SIGUSR1
+      expect(await zygote.result(id)).toMatchObject({ code: -1, signal: 10, output: '' });
+
+      const again = await zygote.run('shell', ['ahma_unit 3 0; echo "status $?"']);
+      expect(again.output).toContain('only the template shell serves the pool');
+      expect(again.output).toMatch(/status [1-9]\d*\n$/);
     });
 
     it('R7.2: the template shell and its copies are sandboxed like every unit', async () => {
