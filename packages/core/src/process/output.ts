@@ -84,14 +84,15 @@ export class OutputCollector {
     const log = this.#log;
     if (log === undefined || !log.writableNeedDrain) return Promise.resolve();
     return new Promise((resolve) => {
-      // Both listeners go once either fires: a long output waits for drain thousands of times.
+      // A stream that is ending never emits 'drain' (finish() may end it while a caller waits):
+      // its 'finish' or 'close' counts too. Every listener goes once one fires: a long output
+      // waits here thousands of times.
+      const events = ['drain', 'error', 'finish', 'close'] as const;
       const done = () => {
-        log.off('drain', done);
-        log.off('error', done);
+        for (const event of events) log.off(event, done);
         resolve();
       };
-      log.once('drain', done);
-      log.once('error', done);
+      for (const event of events) log.once(event, done);
     });
   }
 

@@ -51,6 +51,8 @@ interface Pending {
   handler: ((chunk: Buffer) => void) | undefined;
   buffered: Buffer[];
   resolve: (status: ExitStatus) => void;
+  /** This command holds the shared output paused (its consumer is behind). */
+  paused: boolean;
 }
 
 export class ShellPool {
@@ -107,7 +109,12 @@ export class ShellPool {
     zygote.stdin.write(frame('R', id, Buffer.from(`${[cwd, ...fields].join('\0')}\0`)));
     let resolveExit: (status: ExitStatus) => void = () => undefined;
     const exit = new Promise<ExitStatus>((resolve) => (resolveExit = resolve));
-    const pending: Pending = { handler: undefined, buffered: [], resolve: resolveExit };
+    const pending: Pending = {
+      handler: undefined,
+      buffered: [],
+      resolve: resolveExit,
+      paused: false,
+    };
     this.#pending.set(id, pending);
     return {
       onOutput: (handler) => {
@@ -115,12 +122,9 @@ export class ShellPool {
         for (const chunk of pending.buffered.splice(0)) handler(chunk);
       },
       // Output of every pooled command shares the zygote's pipe: pausing one pauses all briefly.
-      pause: () => {
-        if (this.#paused++ === 0) this.#zygote?.stdout?.pause();
-      },
-      resume: () => {
-        if (--this.#paused === 0) this.#zygote?.stdout?.resume();
-      },
+      // A command holds at most one pause, released when it resumes or ends (whichever first).
+      pause: () => this.#hold(pending, true),
+      resume: () => this.#hold(pending, false),
       terminate: (signal) => {
         if (this.#pending.has(id)) {
           this.#zygote?.stdin?.write(frame('K', id, Buffer.from([constants.signals[signal]])));
@@ -177,6 +181,14 @@ export class ShellPool {
     this.#armIdleTimer();
   }
 
+  /** Takes (true) or releases (false) one command's hold on the zygote's paused output. */
+  #hold(pending: Pending, paused: boolean): void {
+    if (pending.paused === paused) return;
+    pending.paused = paused;
+    if (paused && this.#paused++ === 0) this.#zygote?.stdout?.pause();
+    if (!paused && --this.#paused === 0) this.#zygote?.stdout?.resume();
+  }
+
   #receive(chunk: Buffer): void {
     this.#inbox = this.#inbox.length === 0 ? chunk : Buffer.concat([this.#inbox, chunk]);
     while (this.#inbox.length >= HEADER_BYTES) {
@@ -203,6 +215,7 @@ export class ShellPool {
       }
       case 'X': {
         this.#pending.delete(id);
+        this.#hold(pending, false);
         const code = payload.readInt32LE(0);
         const signal = signalName(payload.readInt32LE(4));
         pending.resolve({ code: code < 0 ? null : code, signal });
@@ -210,6 +223,7 @@ export class ShellPool {
       }
       case 'E':
         this.#pending.delete(id);
+        this.#hold(pending, false);
         pending.resolve({ code: null, signal: null, error: new Error(payload.toString('utf8')) });
         return;
       default:

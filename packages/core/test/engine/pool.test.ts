@@ -80,6 +80,27 @@ describe('R4.1: the shell pool', () => {
     },
   );
 
+  it('SPEC §3: large outputs (the full log written with backpressure) never leave the pool paused', async () => {
+    // Several megabytes, some of them at once: the log file falls behind, the pool's output is
+    // paused, and a command may end while it is. The next command must still run.
+    const big = (mb: number) =>
+      ({
+        kind: 'shell',
+        script: `head -c ${String(mb * 1_000_000)} /dev/zero | tr '\\0' a`,
+      }) as const;
+    for (const result of await Promise.all([
+      run(pooled.engine, big(3)),
+      run(pooled.engine, big(2)),
+    ]))
+      expect(result).toMatchObject({ status: 'completed', truncated: true });
+    for (let i = 0; i < 3; i++) {
+      expect((await run(pooled.engine, big(1.3))).status).toBe('completed');
+      expect((await run(pooled.engine, ['echo', 'after'], { timeoutMs: 5_000 })).output).toBe(
+        'after\n',
+      );
+    }
+  });
+
   it('R4.1: hostile values arrive at the program as exactly one word each', async () => {
     const result = await run(pooled.engine, [...printArgv, ...hostile]);
     expect(JSON.parse(result.output)).toEqual(hostile);
