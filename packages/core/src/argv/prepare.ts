@@ -72,7 +72,8 @@ export async function prepareInvocation(
   }
 }
 
-function isPathParameter(parameter: ArgumentDefinition): boolean {
+/** A `format: "path"` argument, or an array of them. */
+export function isPathParameter(parameter: ArgumentDefinition): boolean {
   return parameter.format === 'path' || parameter.items?.format === 'path';
 }
 

@@ -72,6 +72,11 @@ export class Executor {
     return this.#options.sandbox;
   }
 
+  /** How much output a result keeps, and where full logs go. */
+  get limits(): OutputLimits {
+    return this.#options.limits;
+  }
+
   /** Runs the command to its end; never rejects for the command's own failure. */
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     assertNoNul(request.command);

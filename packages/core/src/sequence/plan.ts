@@ -2,8 +2,8 @@
 // by name; its arguments are the caller's non-meta arguments that tool takes, overridden by the
 // step's own `args`; every step runs in the caller's working directory (resolved per step, never
 // passed as a command-line argument). A step that calls another sequence is expanded in place.
-import { prepareInvocation } from '../argv/prepare.js';
-import { resolveWorkingDirectory } from '../argv/paths.js';
+import { isPathParameter, prepareInvocation } from '../argv/prepare.js';
+import { resolvePathInScope, resolveWorkingDirectory } from '../argv/paths.js';
 import { stepTarget } from '../definition/definition-set.js';
 import type { ToolLeaf } from '../definition/flatten.js';
 import { isMetaParameter, type ArgumentValidator } from '../definition/input-schema.js';
@@ -26,20 +26,56 @@ export interface PlanContext {
 const MAX_DEPTH = 8;
 
 /**
- * The steps of `leaf`'s sequence for a call with `args`, every step's arguments validated up front:
- * a bad step is refused before any step runs. Throws an AhmaError naming the step.
+ * The steps of `leaf`'s sequence for a call with `args`, every step checked up front (its
+ * arguments against its tool's schema, the working directory, its path arguments against the
+ * scope): a bad step is refused before any step runs. Paths are checked again when a step's turn
+ * comes (an earlier step may have changed the tree). Throws an AhmaError naming the step.
  */
-export function planSequence(
+export async function planSequence(
   leaf: ToolLeaf,
   args: Readonly<Record<string, unknown>>,
   context: PlanContext,
-): StepPlan[] {
+): Promise<StepPlan[]> {
   const workingDirectory =
     typeof args['working_directory'] === 'string' ? args['working_directory'] : undefined;
+  const cwd = await resolveWorkingDirectory(workingDirectory, context.scope);
   const callerArgs = Object.fromEntries(
     Object.entries(args).filter(([name]) => !isMetaParameter(name)),
   );
-  return expand(leaf, callerArgs, workingDirectory, context, '', 0);
+  const steps = expand(leaf, callerArgs, workingDirectory, context, '', 0);
+  for (const step of steps) {
+    if (step.tool === undefined) continue;
+    await checkPaths(step.tool, step.args, cwd, context.scope).catch((error: unknown) => {
+      throw error instanceof AhmaError
+        ? new AhmaError(error.code, `${step.where}: ${error.message}`)
+        : error;
+    });
+  }
+  return steps.map((step) => step.plan);
+}
+
+/** A planned step, with what the up-front path check needs. */
+interface Planned {
+  readonly plan: StepPlan;
+  readonly where: string;
+  readonly tool: ToolLeaf | undefined;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+async function checkPaths(
+  leaf: ToolLeaf,
+  args: Readonly<Record<string, unknown>>,
+  cwd: string,
+  scope: string,
+): Promise<void> {
+  for (const parameter of [...leaf.options, ...leaf.positionals]) {
+    if (!isPathParameter(parameter)) continue;
+    const value = Object.hasOwn(args, parameter.name) ? args[parameter.name] : parameter.default;
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      await resolvePathInScope(String(item), cwd, scope, parameter.name);
+    }
+  }
 }
 
 function expand(
@@ -49,7 +85,7 @@ function expand(
   context: PlanContext,
   prefix: string,
   depth: number,
-): StepPlan[] {
+): Planned[] {
   if (depth > MAX_DEPTH) {
     throw new AhmaError('SEQUENCE_INVALID', `${leaf.name}: sequences nest too deeply`);
   }
@@ -64,7 +100,14 @@ function expand(
       if (typeof script !== 'string' || script === '') {
         throw new AhmaError('SEQUENCE_INVALID', `${where}: needs a "command" string`);
       }
-      return [shellStep(label, script, workingDirectory, context)];
+      return [
+        {
+          plan: shellStep(label, script, workingDirectory, context),
+          where,
+          tool: undefined,
+          args: {},
+        },
+      ];
     }
 
     const tool = context.tools.get(target);
@@ -89,19 +132,27 @@ function expand(
         `${where}: ${errors.map((error) => error.message).join('; ')}`,
       );
     }
-    if (workingDirectory !== undefined) merged['working_directory'] = workingDirectory;
+    const withDirectory =
+      workingDirectory === undefined ? merged : { ...merged, working_directory: workingDirectory };
     return [
       {
-        label,
-        async prepare() {
-          const prepared = await prepareInvocation(tool.leaf, merged, { scope: context.scope });
-          return {
-            command: { kind: 'argv', argv: prepared.argv },
-            argv: prepared.argv,
-            cwd: prepared.cwd,
-            timeoutMs: (prepared.timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
-            cleanup: () => prepared.cleanup(),
-          };
+        where,
+        tool: tool.leaf,
+        args: merged,
+        plan: {
+          label,
+          async prepare() {
+            const prepared = await prepareInvocation(tool.leaf, withDirectory, {
+              scope: context.scope,
+            });
+            return {
+              command: { kind: 'argv', argv: prepared.argv },
+              argv: prepared.argv,
+              cwd: prepared.cwd,
+              timeoutMs: (prepared.timeoutSeconds ?? context.defaultTimeoutSeconds) * 1000,
+              cleanup: () => prepared.cleanup(),
+            };
+          },
         },
       },
     ];

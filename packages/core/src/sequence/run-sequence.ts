@@ -5,6 +5,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AhmaError } from '../errors.js';
 import type { Command, ExecutionResult, ExecutionStatus, Executor } from '../process/executor.js';
+import { OutputCollector } from '../process/output.js';
 
 /** One step, prepared only when its turn comes (path checks, file_arg temp files). */
 export interface StepPlan {
@@ -103,6 +104,12 @@ export async function runSequence(
     if (plan !== undefined) records.push(notRun(index, plan, 'not_run'));
   }
 
+  // The transcript is bounded like one command's output (each step's is already): past the
+  // limit its middle is elided and the whole of it is in the log file named in the marker.
+  const collector = new OutputCollector(options.executor.limits, options.logName);
+  collector.push(Buffer.from(transcript(records)));
+  const collected = await collector.finish();
+
   const stopper = records.find((record) => record.status !== 'completed');
   const status: ExecutionStatus =
     stopper === undefined
@@ -114,9 +121,9 @@ export async function runSequence(
     status,
     exitCode: stopper === undefined ? 0 : stopper.exitCode,
     signal: null,
-    output: transcript(records),
-    truncated: records.some((record) => record.truncated),
-    fullOutputPath: undefined,
+    output: collected.output,
+    truncated: collected.truncated || records.some((record) => record.truncated),
+    fullOutputPath: collected.fullOutputPath,
     durationMs: performance.now() - started,
     timedOut: status === 'timed_out',
     cancelled: status === 'cancelled',
@@ -140,13 +147,20 @@ async function runStep(
   }
   const startedAt = new Date();
   try {
-    const result = await options.executor.run({
-      command: prepared.command,
-      cwd: prepared.cwd,
-      timeoutMs: prepared.timeoutMs,
-      signal,
-      logName: `${options.logName}-step${String(index + 1)}`,
-    });
+    let result: ExecutionResult;
+    try {
+      result = await options.executor.run({
+        command: prepared.command,
+        cwd: prepared.cwd,
+        timeoutMs: prepared.timeoutMs,
+        signal,
+        logName: `${options.logName}-step${String(index + 1)}`,
+      });
+    } catch (error) {
+      // Refused by the executor (an argument with a NUL byte): the transcript goes on.
+      if (!(error instanceof AhmaError)) throw error;
+      return { ...notRun(index, plan, 'refused'), output: `${error.message}\n` };
+    }
     return {
       step: index + 1,
       label: plan.label,
@@ -202,7 +216,12 @@ function transcript(records: readonly StepRecord[]): string {
       const exit = record.exitCode === null ? '' : `, exit ${String(record.exitCode)}`;
       const how = `${record.status}${exit}, ${String(Math.round(record.durationMs))} ms`;
       const body = record.output === '' ? '(no output)\n' : record.output;
-      return `${head} — ${how}\n$ ${record.argv.join(' ')}\n${body.endsWith('\n') ? body : `${body}\n`}`;
+      return `${head} — ${how}\n$ ${record.argv.map(shellWord).join(' ')}\n${body.endsWith('\n') ? body : `${body}\n`}`;
     })
     .join('\n');
+}
+
+/** A word as a reader would type it in a shell (for the transcript only; nothing runs it). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -1,13 +1,14 @@
 // Sequences in core (SPEC §9, R6.1–R6.3, R10.3): planning a call (step tools by name, arguments
 // merged and validated up front, the caller's working directory, nested sequences) and running the
 // plans through a real engine (order, first failure stops, refusals, delay, cancel, timeouts).
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArgumentValidator } from '../../src/definition/input-schema.js';
 import { loadTools, type LoadedTool } from '../../src/definition/load.js';
 import { AhmaError } from '../../src/errors.js';
+import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
 import { planSequence } from '../../src/sequence/plan.js';
 import { runSequence, type StepPlan } from '../../src/sequence/run-sequence.js';
 import { engineFixture, type EngineFixture } from '../engine/helpers.js';
@@ -58,7 +59,7 @@ describe('planSequence', () => {
     const leaf = tools.get('ahma_qualitycheck')?.leaf;
     if (leaf === undefined) throw new Error('no ahma_qualitycheck');
     expect(leaf.synchronous).toBe(false); // one async operation: it takes minutes
-    const plans = planSequence(
+    const plans = await planSequence(
       leaf,
       {},
       {
@@ -87,23 +88,19 @@ describe('planSequence', () => {
       name: 'bad',
       sequence: [{ tool: 'ahma', subcommand: 'lint', args: { nope: 1 } }],
     };
-    const error = (() => {
-      try {
-        planSequence(
-          leaf,
-          {},
-          {
-            tools,
-            validator: new ArgumentValidator(),
-            scope: repoRoot,
-            defaultTimeoutSeconds: 600,
-          },
-        );
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const error: unknown = await planSequence(
+      leaf,
+      {},
+      {
+        tools,
+        validator: new ArgumentValidator(),
+        scope: repoRoot,
+        defaultTimeoutSeconds: 600,
+      },
+    ).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(AhmaError);
     expect((error as AhmaError).message).toMatch(
       /^bad step 1 \(ahma_lint\): unknown argument "nope"/,
@@ -137,6 +134,40 @@ describe('runSequence', () => {
     expect(result.status).toBe('failed');
     expect(result.steps?.map((step) => step.status)).toEqual(['completed', 'refused', 'not_run']);
     expect(result.output).toContain('── step 2/3: outside — refused\nx is outside the scope\n');
+  });
+
+  it('R6.2: a step the executor refuses (a NUL byte) is recorded as refused; the transcript keeps the steps before it', async () => {
+    const nul: StepPlan = {
+      label: 'nul',
+      prepare: () =>
+        Promise.resolve({
+          command: { kind: 'argv', argv: ['echo', 'a\0b'] },
+          argv: ['echo', 'a\0b'],
+          cwd: fixture.scope,
+          timeoutMs: 10_000,
+          cleanup: () => Promise.resolve(),
+        }),
+    };
+    const result = await run([shellPlan('ok', 'echo ok'), nul, shellPlan('after', 'echo no')]);
+    expect(result.steps?.map((step) => step.status)).toEqual(['completed', 'refused', 'not_run']);
+    expect(result.output).toContain('ok\n');
+    expect(result.output).toContain('NUL byte');
+  });
+
+  it('SPEC §3: the transcript is bounded like one output; the whole of it is in the log file', async () => {
+    const chunk = (n: number) =>
+      shellPlan(`big${String(n)}`, `head -c 30000 /dev/zero | tr '\\0' ${String(n)}`);
+    const result = await run([chunk(1), chunk(2), chunk(3)]);
+    expect(result.status).toBe('completed');
+    expect(result.truncated).toBe(true);
+    expect(Buffer.byteLength(result.output)).toBeLessThan(
+      DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 1000,
+    );
+    expect(result.output).toContain('── step 1/3: big1');
+    expect(result.output).toContain('── step 3/3: big3');
+    const full = await readFile(result.fullOutputPath ?? '', 'utf8');
+    for (const n of [1, 2, 3]) expect(full).toContain(`── step ${String(n)}/3: big${String(n)}`);
+    expect(full.split('2').length - 1).toBeGreaterThanOrEqual(30000);
   });
 
   it('R6.3: an abort before the first step runs nothing; a timeout during the delay stops it', async () => {

@@ -27,6 +27,8 @@ export interface StepSummary {
   readonly started_at: string | null;
   readonly finished_at: string | null;
   readonly duration_ms: number;
+  /** The step's whole output, when it outgrew what the transcript keeps of it. */
+  readonly full_output_path?: string;
 }
 
 /** outputSchema of every command tool: the async start or the finished result. */
@@ -60,6 +62,7 @@ export const COMMAND_OUTPUT_SCHEMA = {
           started_at: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           finished_at: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           duration_ms: { type: 'number' },
+          full_output_path: { type: 'string' },
         },
         required: ['step', 'label', 'status'],
       },
@@ -105,6 +108,7 @@ function stepSummary(record: StepRecord): StepSummary {
     started_at: record.startedAt ?? null,
     finished_at: record.finishedAt ?? null,
     duration_ms: Math.round(record.durationMs),
+    ...(record.fullOutputPath === undefined ? {} : { full_output_path: record.fullOutputPath }),
   };
 }
 

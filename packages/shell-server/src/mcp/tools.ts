@@ -236,14 +236,12 @@ async function runSequenceTool(
 ): Promise<CallToolResult> {
   const { engine } = context;
   const plans = await refusing(() =>
-    Promise.resolve(
-      planSequence(loaded.leaf, args, {
-        tools: context.definitionTools(),
-        validator: context.validator,
-        scope: engine.sandbox.scope,
-        defaultTimeoutSeconds: context.defaultTimeoutSeconds,
-      }),
-    ),
+    planSequence(loaded.leaf, args, {
+      tools: context.definitionTools(),
+      validator: context.validator,
+      scope: engine.sandbox.scope,
+      defaultTimeoutSeconds: context.defaultTimeoutSeconds,
+    }),
   );
   if (isResult(plans)) return plans;
   // The sequence's own limit: per call > the leaf's (inherited) > --timeout.

@@ -211,6 +211,27 @@ describe('sequences', () => {
     await expect(readFile(join(scope.dir, 'ran'))).rejects.toThrow();
   });
 
+  it('R7.1: a path outside the scope in a later step, or a bad working_directory, refuses the call before any step runs', async () => {
+    const scope = await scopeWith([
+      leafTool('show', 'cat', {
+        positional_args: [{ name: 'file', type: 'string', format: 'path', required: true }],
+      }),
+      sequenceTool('reads', [
+        shellStep('touch ran'),
+        { tool: 'show', args: { file: '/etc/passwd' } },
+      ]),
+    ]);
+    const server = await e2e.server(scope);
+    const outside = await server.call('reads');
+    expect(outside.isError).toBe(true);
+    expect(textOf(outside)).toMatch(/reads step 2 \(show\): .*outside the sandbox scope/);
+    const nowhere = await server.call('reads', { working_directory: 'no-such-dir' });
+    expect(nowhere.isError).toBe(true);
+    expect(textOf(nowhere)).toContain('does not exist');
+    await expect(readFile(join(scope.dir, 'ran'))).rejects.toThrow();
+    expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
+  });
+
   it('R6.3: cancel kills the running step and runs no further step', async () => {
     const marker = uniqueMarker();
     const scope = await scopeWith([
