@@ -151,6 +151,7 @@ function checkSequences(
   const checked = new Set<string>();
   for (const leaf of entry.leaves) {
     if (leaf.sequence === undefined || leaf.sequencePointer === undefined) continue;
+    found.push(...unusedSequenceParameters(entry.file, leaf, tools));
     if (checked.has(leaf.sequencePointer)) continue;
     checked.add(leaf.sequencePointer);
     leaf.sequence.forEach((step, index) => {
@@ -201,6 +202,38 @@ function checkSequences(
     });
   }
   return found;
+}
+
+/**
+ * A sequence's own parameters reach only the steps whose tools declare them (R10.3): one that no
+ * step takes would be accepted from the agent and silently dropped.
+ */
+function unusedSequenceParameters(
+  file: string,
+  leaf: ToolLeaf,
+  tools: ReadonlyMap<string, ToolLeaf>,
+): Diagnostic[] {
+  const taken = new Set(
+    (leaf.sequence ?? []).flatMap((step) => parametersOf(stepTarget(step), tools) ?? []),
+  );
+  const lists = [
+    ['options', leaf.options],
+    ['positional_args', leaf.positionals],
+  ] as const;
+  return lists.flatMap(([key, parameters]) =>
+    parameters.flatMap((parameter, index) =>
+      taken.has(parameter.name)
+        ? []
+        : [
+            diagnostic(
+              file,
+              `${leaf.pointer}/${key}/${String(index)}/name`,
+              `no step of this sequence takes "${parameter.name}"; the agent's value would be dropped`,
+              'remove it, or add a step whose tool declares it',
+            ),
+          ],
+    ),
+  );
 }
 
 function parametersOf(target: string, tools: ReadonlyMap<string, ToolLeaf>): string[] | undefined {

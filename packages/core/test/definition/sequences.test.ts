@@ -258,11 +258,33 @@ describe('step checks', () => {
     expect(withArgs.map((d) => d.pointer)).toContain('/command');
   });
 
+  it('R10.3: a sequence parameter that no step takes is an error (its value would be dropped)', () => {
+    const [d, ...rest] = diagnosticsFor(
+      sequenceTool([{ tool: 'sandboxed_shell', args: { command: 'true' } }], {
+        subcommand: [
+          {
+            name: 'run',
+            description: 'Run the steps.',
+            options: [
+              { name: 'command', type: 'string' },
+              { name: 'mgs', type: 'string' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(rest).toEqual([]);
+    expect(d).toMatchObject({
+      pointer: '/subcommand/0/options/1/name',
+      message: 'no step of this sequence takes "mgs"; the agent\'s value would be dropped',
+    });
+  });
+
   it('R6.1: a top-level sequence may be named by one leaf, not by two', () => {
     const leaf = (name: string) => ({
       name,
       description: 'Run the steps.',
-      options: [{ name: 'release', type: 'boolean' }],
+      options: [{ name: 'command', type: 'string' }], // the step, sandboxed_shell, takes it
     });
     expect(
       diagnosticsFor(sequenceTool([{ tool: 'sandboxed_shell' }], { subcommand: [leaf('run')] })),

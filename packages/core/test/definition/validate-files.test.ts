@@ -30,6 +30,7 @@ const expectedPointers: Readonly<Record<string, string>> = {
   'sequence-cycle.json': '/sequence/0/tool',
   'sequence-missing-leaf.json': '/subcommand/1/sequence/0/tool',
   'sequence-missing-tool.json': '/sequence/0/tool',
+  'sequence-parameter-unused.json': '/subcommand/0/options/0/name',
   'sequence-unknown-step-arg.json': '/sequence/0/args/comand',
   'subcommand-name-underscore.json': '/subcommand/0/name',
   'sync-description-promises-background.json': '/subcommand/0/description',
