@@ -89,8 +89,12 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     : watchToolsDir(
         toolsDir.dir,
         async () => {
+          const before = JSON.stringify(toolSet.entries.map((entry) => entry.tool));
           await toolSet.load();
-          await notifyToolsChanged(server, logger);
+          // A save that changed nothing a client sees (same content, a comment) is no news.
+          if (JSON.stringify(toolSet.entries.map((entry) => entry.tool)) !== before) {
+            await notifyToolsChanged(server, logger);
+          }
         },
         logger,
       );

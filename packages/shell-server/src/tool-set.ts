@@ -10,6 +10,7 @@ import {
   loadTools,
   type CheckedDefinition,
   type Engine,
+  type GuidanceBlocks,
   type LoadedTool,
   type ResolvedToolsDir,
 } from '@ahma/core';
@@ -32,6 +33,7 @@ export class ToolSet {
   #entries: readonly ToolEntry[] = [];
   #byName: ReadonlyMap<string, LoadedTool> = new Map();
   #definitions: readonly CheckedDefinition[] = [];
+  #guidance: GuidanceBlocks | undefined;
 
   constructor(options: ToolSetOptions) {
     this.#options = options;
@@ -53,6 +55,7 @@ export class ToolSet {
       catalogDir: this.#options.catalogDir,
       bundled: this.#options.bundled,
       lastGood: this.#definitions,
+      ...(this.#guidance === undefined ? {} : { lastGoodGuidance: this.#guidance }),
     });
     for (const problem of loaded.diagnostics) {
       // R5.2: an invalid file is logged with its diagnostics and skipped; the server still serves.
@@ -62,7 +65,7 @@ export class ToolSet {
       );
     }
     for (const file of loaded.keptLastGood) {
-      logger.warn({ file }, 'the edited file is invalid; its last good definition stays in use');
+      logger.warn({ file }, 'the edited file is invalid; its last good content stays in use');
     }
 
     const availability = await checkAvailability(loaded, { sandbox: engine.sandbox });
@@ -84,6 +87,7 @@ export class ToolSet {
       definitionTools: () => this.#byName,
     };
     this.#definitions = loaded.definitions;
+    this.#guidance = loaded.guidance;
     this.#byName = new Map(tools.map((tool) => [tool.name, tool]));
     this.#entries = [
       shellTool(context, loaded.guidance[ASYNC_GUIDANCE_KEY] ?? ''),

@@ -61,9 +61,10 @@ export function watchToolsDir(
   const start = (): boolean => {
     if (closed) return false;
     try {
-      watcher = watch(dir, { persistent: false }, () => {
+      watcher = watch(dir, { persistent: false }, (_event, file) => {
         if (existsSync(dir)) {
-          schedule();
+          // Only tool files and tool_guidance.json matter, not an editor's swap and backup files.
+          if (file === null || file.endsWith('.json')) schedule();
           return;
         }
         // The directory itself went away: its tools go, and it is looked for again.

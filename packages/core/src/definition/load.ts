@@ -64,6 +64,8 @@ export interface LoadOptions {
    * passes its own checks keeps its last good definition instead of disappearing.
    */
   readonly lastGood?: readonly CheckedDefinition[];
+  /** The guidance of the previous load: kept while the tools directory's guidance file is broken. */
+  readonly lastGoodGuidance?: GuidanceBlocks;
 }
 
 export interface LoadResult {
@@ -95,7 +97,12 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
     }
   }
   const bundledNames = options.bundled ?? [];
-  let bundled: Source = { definitions: [], guidance: undefined, rejected: [] };
+  let bundled: Source = {
+    definitions: [],
+    guidance: undefined,
+    guidanceFile: undefined,
+    rejected: [],
+  };
   if (bundledNames.length > 0) {
     if (options.catalogDir === undefined) {
       diagnostics.push(
@@ -121,7 +128,14 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
     ...local.definitions,
     ...bundled.definitions.filter((entry) => !localNames.has(entry.definition.name)),
   ];
-  const guidance = mergeGuidance({ ...bundled.guidance, ...local.guidance });
+  // A guidance file that an edit broke keeps its last good blocks, like a definition file.
+  let localGuidance = local.guidance;
+  const brokenGuidance = local.guidance === undefined ? local.guidanceFile : undefined;
+  if (brokenGuidance !== undefined && options.lastGoodGuidance !== undefined) {
+    localGuidance = options.lastGoodGuidance;
+    keptLastGood.push(brokenGuidance);
+  }
+  const guidance = mergeGuidance({ ...bundled.guidance, ...localGuidance });
   const set = checkDefinitionSet(candidates, guidance);
   diagnostics.push(...set.diagnostics);
 
@@ -145,6 +159,8 @@ export async function loadTools(options: LoadOptions): Promise<LoadResult> {
 interface Source {
   readonly definitions: CheckedDefinition[];
   readonly guidance: GuidanceBlocks | undefined;
+  /** The guidance file, if there is one (its blocks are undefined when it is invalid). */
+  readonly guidanceFile: string | undefined;
   /** Definition files that exist but failed their own checks or could not be read. */
   readonly rejected: string[];
 }
@@ -170,7 +186,7 @@ async function readSource(
         ),
       );
     }
-    return { definitions: [], guidance: undefined, rejected: [] };
+    return { definitions: [], guidance: undefined, guidanceFile: undefined, rejected: [] };
   }
   const files = await listJsonFiles(dir);
   const checked = await checkDefinitionFiles(
@@ -187,7 +203,7 @@ async function readSource(
   }
   const accepted = new Set(checked.definitions.map((entry) => entry.file));
   const rejected = files.filter((file) => !isGuidanceFile(file) && !accepted.has(file));
-  return { definitions: checked.definitions, guidance, rejected };
+  return { definitions: checked.definitions, guidance, guidanceFile, rejected };
 }
 
 function selectBundled(

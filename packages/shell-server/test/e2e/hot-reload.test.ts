@@ -61,7 +61,7 @@ describe('hot reload', () => {
     expect(structured<CommandResult>(await server.call('edited')).output).toBe('two\n');
 
     await writeFile(toolFile(scope, 'edited'), '{ "name": "edited", "description": ');
-    await waitFor(() => /last good definition stays in use/.test(server.stderr()), 'the warning');
+    await waitFor(() => /last good content stays in use/.test(server.stderr()), 'the warning');
     expect(server.stderr()).toMatch(/tool definition rejected: .*edited\.json/);
     expect(await toolNames(server)).toContain('edited');
     expect(structured<CommandResult>(await server.call('edited')).output).toBe('two\n');
@@ -114,6 +114,45 @@ describe('hot reload', () => {
     await mkdir(dir);
     await writeFile(toolFile(scope, 'again'), echoTool('again', 'back'));
     await waitFor(async () => (await toolNames(server)).includes('again'), 'the directory again');
+  });
+
+  it('SPEC §6 hot reload: a broken tool_guidance.json keeps its last good blocks, so the tools that use them stay', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    const guidance = join(scope.dir, '.ahma', 'tools', 'tool_guidance.json');
+    await writeFile(guidance, JSON.stringify({ guidance_blocks: { careful: 'Be careful.' } }));
+    await writeFile(
+      toolFile(scope, 'guided'),
+      JSON.stringify({
+        name: 'guided',
+        description: 'Echo guided.',
+        command: 'echo guided',
+        synchronous: true,
+        guidance_key: 'careful',
+      }),
+    );
+    const server = await e2e.server(scope, ['--log-to-stderr']);
+    const describe = async () =>
+      (await server.client.listTools()).tools.find((tool) => tool.name === 'guided')?.description;
+    expect(await describe()).toBe('Be careful.\n\nEcho guided.');
+
+    await writeFile(guidance, '{ "guidance_blocks": ');
+    await waitFor(() => /last good content stays in use/.test(server.stderr()), 'the warning');
+    expect(server.stderr()).toMatch(/last good content stays in use[^]*tool_guidance\.json/);
+    expect(await describe()).toBe('Be careful.\n\nEcho guided.');
+  });
+
+  it('SPEC §6 hot reload: a save that changes nothing a client sees, or a non-JSON file, sends no list_changed', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    await writeFile(toolFile(scope, 'steady'), echoTool('steady', 'x'));
+    const server = await e2e.server(scope);
+    const changes = countListChanged(server);
+    await writeFile(toolFile(scope, 'steady'), echoTool('steady', 'x'));
+    await writeFile(join(scope.dir, '.ahma', 'tools', '.steady.json.swp'), 'editor junk');
+    await sleep(800);
+    expect(changes()).toBe(0);
+    // A real change still is news.
+    await writeFile(toolFile(scope, 'steady'), echoTool('steady', 'y'));
+    await waitFor(() => changes() === 1, 'tools/list_changed');
   });
 
   it('SPEC §6 hot reload: --no-hot-reload keeps the tools as they were at start', async () => {
