@@ -73,9 +73,13 @@ export function watchToolsDir(
         schedule();
         waitForDir();
       });
-      watcher.on('error', (error) =>
-        logger.warn({ err: error, dir }, 'watching the tools stopped'),
-      );
+      watcher.on('error', (error) => {
+        // Start again once the directory can be watched (it is looked for once a second).
+        logger.warn({ err: error, dir }, 'watching the tools failed; retrying');
+        watcher?.close();
+        watcher = undefined;
+        waitForDir();
+      });
       logger.info({ dir }, 'watching the tools directory');
       return true;
     } catch (error) {

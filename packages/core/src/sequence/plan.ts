@@ -122,15 +122,16 @@ function expand(
       ...Object.fromEntries(Object.entries(callerArgs).filter(([name]) => accepted.has(name))),
       ...stepArgs,
     };
-    if (tool.leaf.sequence !== undefined) {
-      return expand(tool.leaf, merged, workingDirectory, context, `${label} › `, depth + 1);
-    }
+    // A nested sequence's arguments are checked against its own schema too.
     const errors = context.validator.validate(tool.inputSchema, merged);
     if (errors.length > 0) {
       throw new AhmaError(
         'SEQUENCE_INVALID',
         `${where}: ${errors.map((error) => error.message).join('; ')}`,
       );
+    }
+    if (tool.leaf.sequence !== undefined) {
+      return expand(tool.leaf, merged, workingDirectory, context, `${label} › `, depth + 1);
     }
     const withDirectory =
       workingDirectory === undefined ? merged : { ...merged, working_directory: workingDirectory };

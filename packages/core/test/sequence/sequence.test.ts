@@ -1,7 +1,7 @@
 // Sequences in core (SPEC §9, R6.1–R6.3, R10.3): planning a call (step tools by name, arguments
 // merged and validated up front, the caller's working directory, nested sequences) and running the
 // plans through a real engine (order, first failure stops, refusals, delay, cancel, timeouts).
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,64 @@ describe('planSequence', () => {
     expect(error).toBeInstanceOf(AhmaError);
     expect((error as AhmaError).message).toMatch(
       /^bad step 1 \(ahma_lint\): unknown argument "nope"/,
+    );
+  });
+});
+
+describe('planSequence: nested sequences', () => {
+  it('R6.1: a step that calls a sequence runs its steps in place, checked against its own schema', async () => {
+    const dir = join(fixture.scope, 'nested-tools');
+    await mkdir(dir);
+    const write = (name: string, definition: unknown) =>
+      writeFile(join(dir, `${name}.json`), JSON.stringify(definition));
+    await write('inner', {
+      name: 'inner',
+      description: 'Two steps.',
+      command: 'sequence',
+      subcommand: [
+        {
+          name: 'run',
+          description: 'Run them.',
+          options: [{ name: 'command', type: 'string', required: true }],
+        },
+      ],
+      sequence: [
+        { tool: 'sandboxed_shell' },
+        { tool: 'sandboxed_shell', args: { command: 'echo two' } },
+      ],
+    });
+    await write('outer', {
+      name: 'outer',
+      description: 'Calls inner.',
+      command: 'sequence',
+      subcommand: [
+        {
+          name: 'run',
+          description: 'Run it.',
+          options: [{ name: 'command', type: 'string' }],
+        },
+      ],
+      sequence: [{ tool: 'inner', subcommand: 'run', description: 'the inner one' }],
+    });
+    const tools = await toolsOf(dir);
+    const outer = tools.get('outer_run')?.leaf;
+    if (outer === undefined) throw new Error('no outer_run');
+    const context = {
+      tools,
+      validator: new ArgumentValidator(),
+      scope: fixture.scope,
+      defaultTimeoutSeconds: 60,
+    };
+    const plans = await planSequence(outer, { command: 'echo one' }, context);
+    expect(plans.map((plan) => plan.label)).toEqual([
+      'inner_run — the inner one › sandboxed_shell',
+      'inner_run — the inner one › sandboxed_shell',
+    ]);
+    const result = await run(plans);
+    expect(result.output).toMatch(/one\n[^]*two\n/);
+    // Without the inner sequence's required argument, nothing runs.
+    await expect(planSequence(outer, {}, context)).rejects.toThrow(
+      /outer_run step 1 \(inner_run\): missing required argument "command"/,
     );
   });
 });
