@@ -1,15 +1,17 @@
 // SPEC §9 (R6): cargo_qualitycheck is a synchronous subcommand-level sequence fmt --check → clippy →
-// test → build. The server does not run sequences yet, so this checks the definition, the argv of
-// each step, and (where cargo, clippy and rustfmt are installed) that each step's argv really is
-// the gate it claims to be on a tiny crate.
+// test → build. This checks the definition, the argv of each step, and (where cargo, clippy and
+// rustfmt are installed) runs the sequence itself on a tiny crate with core's sequence runner.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ArgumentValidator,
   checkDefinitionSet,
   DocumentChecker,
   mergeGuidance,
+  planSequence,
+  runSequence,
   stepTarget,
   type ToolDefinition,
 } from '../../src/index.js';
@@ -104,17 +106,27 @@ describe.skipIf(!cargoReady)(
       await runner.dispose();
     });
 
+    /** Runs cargo_qualitycheck as the server does; the exit codes of the steps that ran. */
     async function runGate(): Promise<(number | null)[]> {
-      const codes: (number | null)[] = [];
-      for (const step of qualitycheck().sequence ?? []) {
-        const result = await runner.call(stepTarget(step), {
-          ...step.args,
-          working_directory: 'demo',
-        });
-        codes.push(result.exitCode);
-        if (result.exitCode !== 0) break;
-      }
-      return codes;
+      const plans = await planSequence(
+        qualitycheck(),
+        { working_directory: 'demo' },
+        {
+          tools: new Map(loaded.tools.map((tool) => [tool.name, tool])),
+          validator: new ArgumentValidator(),
+          scope: runner.scope,
+          defaultTimeoutSeconds: 300,
+        },
+      );
+      const result = await runSequence(plans, {
+        executor: runner.fixture.engine.executor,
+        delayMs: 0,
+        timeoutMs: undefined,
+        signal: new AbortController().signal,
+        logName: `qualitycheck-${String(Date.now())}`,
+      });
+      const ran = (result.steps ?? []).filter((step) => step.status !== 'not_run');
+      return ran.map((step) => step.exitCode);
     }
 
     it('R6.2: a clean crate passes every step, in the sandbox', async () => {
