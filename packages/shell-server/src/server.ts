@@ -107,7 +107,7 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     },
     close: () =>
       (closing ??= (async () => {
-        watcher?.close();
+        await watcher?.close(); // a reload in progress finishes before the engine goes
         await engine.close();
         await server.close();
       })()),

@@ -10,7 +10,8 @@ export const RELOAD_DEBOUNCE_MS = 200;
 export const MISSING_DIR_POLL_MS = 1000;
 
 export interface ToolsWatcher {
-  close(): void;
+  /** Stops watching; resolves once a reload in progress has finished. */
+  close(): Promise<void>;
 }
 
 export function watchToolsDir(
@@ -95,11 +96,12 @@ export function watchToolsDir(
 
   start();
   return {
-    close() {
+    async close() {
       closed = true;
       clearTimeout(debounce);
       clearInterval(poll);
       watcher?.close();
+      await running;
     },
   };
 }
