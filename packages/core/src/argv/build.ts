@@ -16,7 +16,14 @@ export type ArgvLeaf = Pick<
  */
 export function buildArgv(leaf: ArgvLeaf, args: Readonly<Record<string, unknown>>): string[] {
   const options = leaf.options.flatMap((option) => optionArgv(option, valueOf(option, args)));
-  const positionals = leaf.positionals.flatMap((positional) => elements(valueOf(positional, args)));
+  let dashed = false;
+  const positionals = leaf.positionals.flatMap((positional) => {
+    const values = elements(valueOf(positional, args));
+    // "--" once, before the first after_double_dash positional that has a value.
+    if (positional.after_double_dash !== true || values.length === 0 || dashed) return values;
+    dashed = true;
+    return ['--', ...values];
+  });
   return [
     ...leaf.command,
     ...leaf.subcommandPath,

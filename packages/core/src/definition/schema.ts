@@ -94,6 +94,12 @@ export const argumentSchema = z
       .regex(/^-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*$/)
       .optional()
       .describe('With file_arg: the flag that precedes the temporary file\'s path (e.g. "-F").'),
+    after_double_dash: z
+      .boolean()
+      .optional()
+      .describe(
+        'Positionals only: "--" is passed before this argument\'s values (when it has any), so the program takes none of them, nor anything after, as its own options (`cargo test NAME -- ARGS`).',
+      ),
   })
   .meta({ id: 'Argument', title: 'Option or positional argument' });
 

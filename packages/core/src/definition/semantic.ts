@@ -186,6 +186,17 @@ function checkArguments(sub: SubcommandDefinition, pointer: string, report: Repo
     });
   }
   checkPositionalOrder(sub.positional_args ?? [], `${pointer}/positional_args`, report);
+  if (sub.positional_args_first === true) {
+    sub.positional_args?.forEach((parameter, index) => {
+      if (parameter.after_double_dash === true) {
+        report(
+          `${pointer}/positional_args/${String(index)}/after_double_dash`,
+          'after_double_dash with positional_args_first would end the options before the options',
+          'drop one of the two',
+        );
+      }
+    });
+  }
 }
 
 function checkArgument(
@@ -236,6 +247,13 @@ function checkArgument(
     } else if (positional) {
       report(`${at}/file_flag`, 'a positional argument takes no flag', 'make it an option');
     }
+  }
+  if (!positional && parameter.after_double_dash !== undefined) {
+    report(
+      `${at}/after_double_dash`,
+      'after_double_dash applies to positional arguments',
+      'move it to positional_args',
+    );
   }
   if (positional && parameter.alias !== undefined) {
     report(`${at}/alias`, 'a positional argument takes no alias', 'make it an option');

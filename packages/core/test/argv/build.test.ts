@@ -181,6 +181,43 @@ describe('buildArgv: argv shape', () => {
   });
 });
 
+describe('buildArgv: after_double_dash', () => {
+  const cargoTest = leaf({
+    command: ['cargo'],
+    subcommandPath: ['test'],
+    options: [bool('workspace')],
+    positionals: [str('testname'), arr('test-args', 'string', { after_double_dash: true })],
+  });
+
+  it('SPEC §2 argv: "--" goes before the first after_double_dash positional that has values', () => {
+    expect(
+      buildArgv(cargoTest, { workspace: true, testname: 'parse', 'test-args': ['--nocapture'] }),
+    ).toEqual(['cargo', 'test', '--workspace', 'parse', '--', '--nocapture']);
+  });
+
+  it('SPEC §2 argv: no "--" when that positional has no value (absent, null or an empty array)', () => {
+    expect(buildArgv(cargoTest, { testname: 'parse' })).toEqual(['cargo', 'test', 'parse']);
+    expect(buildArgv(cargoTest, { 'test-args': [] })).toEqual(['cargo', 'test']);
+    expect(buildArgv(cargoTest, { 'test-args': null })).toEqual(['cargo', 'test']);
+  });
+
+  it('SPEC §2 argv: a value that looks like an option stays a value after "--", and "--" is passed once', () => {
+    const two = leaf({
+      positionals: [
+        str('first', { after_double_dash: true }),
+        arr('rest', 'string', { after_double_dash: true }),
+      ],
+    });
+    expect(buildArgv(two, { first: '--force', rest: ['-rf', '--'] })).toEqual([
+      'tool',
+      '--',
+      '--force',
+      '-rf',
+      '--',
+    ]);
+  });
+});
+
 describe('buildArgv: booleans', () => {
   it('SPEC §2 argv: boolean true → --name', () => {
     expect(buildArgv(leaf({ options: [bool('force')] }), { force: true })).toEqual([

@@ -373,6 +373,30 @@ describe('arguments', () => {
     });
   });
 
+  it('SPEC §2 argv: after_double_dash belongs on positionals, and not with positional_args_first', async () => {
+    const onOption = await onlyDiagnostic('after-double-dash-on-option.json');
+    expect(onOption).toMatchObject({
+      pointer: '/subcommand/0/options/0/after_double_dash',
+      message: 'after_double_dash applies to positional arguments',
+    });
+    const dashed = {
+      name: 'rest',
+      type: 'array',
+      items: { type: 'string' },
+      after_double_dash: true,
+    };
+    expect(diagnosticsFor(toolWithLeaf({ positional_args: [dashed] }))).toEqual([]);
+    const [first, ...rest] = diagnosticsFor(
+      toolWithLeaf({ positional_args_first: true, positional_args: [dashed] }),
+    );
+    expect(rest).toEqual([]);
+    expect(first).toMatchObject({
+      pointer: '/subcommand/0/positional_args/0/after_double_dash',
+      message:
+        'after_double_dash with positional_args_first would end the options before the options',
+    });
+  });
+
   it('R5.3: an argument named like a meta-parameter is refused', () => {
     const [d] = diagnosticsFor(
       toolWithLeaf({ options: [{ name: 'working_directory', type: 'string' }] }),
