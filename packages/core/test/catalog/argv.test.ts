@@ -256,7 +256,7 @@ describe('cargo', () => {
       { workspace: true, 'all-targets': true },
       () => ['cargo', 'check', '--workspace', '--all-targets'],
     ],
-    ['cargo_test', {}, () => ['cargo', 'test', '--']],
+    ['cargo_test', {}, () => ['cargo', 'test']],
     [
       'cargo_test',
       {
@@ -278,7 +278,7 @@ describe('cargo', () => {
     [
       'cargo_test',
       { doc: true, 'no-fail-fast': true },
-      () => ['cargo', 'test', '--doc', '--no-fail-fast', '--'],
+      () => ['cargo', 'test', '--doc', '--no-fail-fast'],
     ],
     [
       'cargo_clippy',
@@ -288,7 +288,7 @@ describe('cargo', () => {
     [
       'cargo_clippy',
       { fix: true, 'allow-dirty': true },
-      () => ['cargo', 'clippy', '--fix', '--allow-dirty', '--'],
+      () => ['cargo', 'clippy', '--fix', '--allow-dirty'],
     ],
     ['cargo_fmt', {}, () => ['cargo', 'fmt']],
     ['cargo_fmt', { all: true, check: true }, () => ['cargo', 'fmt', '--all', '--check']],
@@ -331,9 +331,16 @@ describe('cargo', () => {
     ],
   ]);
 
-  it('SPEC §2: the "--" separator cannot be changed, and paths outside the scope are refused', async () => {
-    expect(callErrors(loaded.tool('cargo_test'), { separator: 'x' })).toEqual([
-      'argument "separator" must be one of "--"',
+  it('SPEC §2: pass-through arguments follow "--" (after_double_dash), and paths outside the scope are refused', async () => {
+    expect(
+      await argvOf(
+        loaded.tool('cargo_test'),
+        { testname: 'parse', 'test-args': ['--exact'] },
+        scope,
+      ),
+    ).toEqual(['cargo', 'test', 'parse', '--', '--exact']);
+    expect(callErrors(loaded.tool('cargo_test'), { separator: '--' })).toEqual([
+      expect.stringContaining('unknown argument "separator"'),
     ]);
     await expect(
       argvOf(loaded.tool('cargo_build'), { 'manifest-path': '/etc/Cargo.toml' }, scope),
@@ -470,8 +477,8 @@ describe('git, npm, python and the file tools', () => {
       { script: 'build', args: ['--watch'] },
       () => ['npm', 'run', 'build', '--', '--watch'],
     ],
-    ['npm_run', { script: 'lint' }, () => ['npm', 'run', 'lint', '--']],
-    ['npm_test', {}, () => ['npm', 'test', '--']],
+    ['npm_run', { script: 'lint' }, () => ['npm', 'run', 'lint']],
+    ['npm_test', {}, () => ['npm', 'test']],
     ['npm_install', { packages: ['zod'], 'save-dev': true }, () => ['npm', 'install', '-D', 'zod']],
     [
       'npm_install',

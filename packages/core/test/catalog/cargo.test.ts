@@ -29,7 +29,7 @@ import {
 const STEPS = [
   ['cargo_fmt', ['cargo', 'fmt', '--all', '--check']],
   ['cargo_clippy', ['cargo', 'clippy', '--workspace', '--all-targets', '--', '-D', 'warnings']],
-  ['cargo_test', ['cargo', 'test', '--workspace', '--']],
+  ['cargo_test', ['cargo', 'test', '--workspace']],
   ['cargo_build', ['cargo', 'build', '--workspace']],
 ] as const;
 
