@@ -48,6 +48,7 @@ function optionArgv(option: ArgumentDefinition, value: unknown): string[] {
     return [option.file_flag, String(value)];
   const flag = flagOf(option);
   if (value === true) return [flag];
+  if (option.joined === true) return elements(value).map((element) => `${flag}=${element}`);
   return elements(value).flatMap((element) => [flag, element]);
 }
 

@@ -94,6 +94,12 @@ export const argumentSchema = z
       .regex(/^-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*$/)
       .optional()
       .describe('With file_arg: the flag that precedes the temporary file\'s path (e.g. "-F").'),
+    joined: z
+      .boolean()
+      .optional()
+      .describe(
+        'Options only: the value is passed joined to the flag, as one word "--name=value" (for flags a program accepts only that way, like git log --format=).',
+      ),
     after_double_dash: z
       .boolean()
       .optional()

@@ -248,6 +248,10 @@ function checkArgument(
       report(`${at}/file_flag`, 'a positional argument takes no flag', 'make it an option');
     }
   }
+  if (parameter.joined === true) {
+    const refusal = joinedRefusal(parameter, positional);
+    if (refusal !== undefined) report(`${at}/joined`, refusal.message, refusal.hint);
+  }
   if (!positional && parameter.after_double_dash !== undefined) {
     report(
       `${at}/after_double_dash`,
@@ -261,6 +265,28 @@ function checkArgument(
   if (positional && type === 'boolean') {
     report(`${at}/type`, 'a boolean cannot be a positional argument', 'make it an option');
   }
+}
+
+/** Why `joined` cannot apply to this argument, if it cannot. */
+function joinedRefusal(
+  parameter: ArgumentDefinition,
+  positional: boolean,
+): { message: string; hint: string } | undefined {
+  if (positional)
+    return { message: 'a positional argument has no flag to join', hint: 'make it an option' };
+  if (parameter.type === 'boolean') {
+    return { message: 'a boolean option has no value to join', hint: 'drop "joined"' };
+  }
+  if (parameter.alias !== undefined) {
+    return {
+      message: 'a joined value goes with the long flag ("--name=value"), not an alias',
+      hint: 'drop "alias"',
+    };
+  }
+  if (parameter.file_flag !== undefined) {
+    return { message: 'a joined value cannot follow file_flag', hint: 'drop one of the two' };
+  }
+  return undefined;
 }
 
 function checkDefault(parameter: ArgumentDefinition, at: string, report: Report): void {

@@ -181,6 +181,25 @@ describe('buildArgv: argv shape', () => {
   });
 });
 
+describe('buildArgv: joined', () => {
+  it('SPEC §2 argv: a joined option is one word "--name=value", per array element too', () => {
+    const log = leaf({
+      command: ['git'],
+      subcommandPath: ['log'],
+      options: [str('format', { joined: true }), arr('author', 'string', { joined: true })],
+    });
+    expect(buildArgv(log, { format: '%h %s', author: ['a b', 'c'] })).toEqual([
+      'git',
+      'log',
+      '--format=%h %s',
+      '--author=a b',
+      '--author=c',
+    ]);
+    expect(buildArgv(log, { format: '' })).toEqual(['git', 'log', '--format=']);
+    expect(buildArgv(log, {})).toEqual(['git', 'log']);
+  });
+});
+
 describe('buildArgv: after_double_dash', () => {
   const cargoTest = leaf({
     command: ['cargo'],

@@ -373,6 +373,32 @@ describe('arguments', () => {
     });
   });
 
+  it('SPEC §2 argv: joined applies to value options without alias or file_flag', () => {
+    const joinedOn = (argument: Record<string, unknown>, list = 'options') =>
+      diagnosticsFor(
+        toolWithLeaf({ [list]: [{ name: 'x', type: 'string', joined: true, ...argument }] }),
+      );
+    expect(joinedOn({})).toEqual([]);
+    expect(joinedOn({}, 'positional_args')).toMatchObject([
+      {
+        pointer: '/subcommand/0/positional_args/0/joined',
+        message: 'a positional argument has no flag to join',
+      },
+    ]);
+    expect(joinedOn({ type: 'boolean' })).toMatchObject([
+      {
+        pointer: '/subcommand/0/options/0/joined',
+        message: 'a boolean option has no value to join',
+      },
+    ]);
+    expect(joinedOn({ alias: 'x' })).toMatchObject([
+      { message: 'a joined value goes with the long flag ("--name=value"), not an alias' },
+    ]);
+    expect(joinedOn({ file_arg: true, file_flag: '-F' })).toMatchObject([
+      { message: 'a joined value cannot follow file_flag' },
+    ]);
+  });
+
   it('SPEC §2 argv: after_double_dash belongs on positionals, and not with positional_args_first', async () => {
     const onOption = await onlyDiagnostic('after-double-dash-on-option.json');
     expect(onOption).toMatchObject({
