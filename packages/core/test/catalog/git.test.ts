@@ -158,6 +158,28 @@ describe.skipIf(!installed('git'))('git, run for real in the sandbox', () => {
     ).toMatch(/c\.txt \| 1 \+/);
   });
 
+  it('SPEC §2: joined flags git takes only as --name=value: log/show --format, diff --unified, status --untracked-files', async () => {
+    const { dir, at } = await newRepo();
+    await commitFile(at, dir, 'f.txt', 'a\nb\nc\nd\ne\n', 'Add f');
+    const log = await runner.call('git_log', { format: '%an|%s', 'max-count': 1, ...at });
+    expect(log.argv).toContain('--format=%an|%s');
+    expect(expectSuccess(log)).toBe('Ahma Test|Add f\n');
+    expect(
+      expectSuccess(await runner.call('git_show', { format: '%s', 'no-patch': true, ...at })),
+    ).toBe('Add f\n');
+    await writeFile(join(dir, 'f.txt'), 'a\nb\nC\nd\ne\n');
+    const tight = expectSuccess(await runner.call('git_diff', { unified: 0, ...at }));
+    expect(tight).toContain('\n-c\n+C\n');
+    expect(tight).not.toContain('\n b\n'); // no context lines
+    await writeFile(join(dir, 'new.txt'), 'x');
+    const all = expectSuccess(await runner.call('git_status', { short: true, ...at }));
+    expect(all).toContain('?? new.txt');
+    const none = expectSuccess(
+      await runner.call('git_status', { short: true, 'untracked-files': 'no', ...at }),
+    );
+    expect(none).not.toContain('new.txt');
+  });
+
   it("R1.1: branch, switch and a --no-ff merge with git's default message", async () => {
     const { dir, at } = await newRepo();
     await commitFile(at, dir, 'base.txt', 'base\n', 'Base');
