@@ -68,7 +68,7 @@ export class ToolSet {
       logger.warn({ file }, 'the edited file is invalid; its last good content stays in use');
     }
 
-    const availability = await checkAvailability(loaded, { sandbox: engine.sandbox });
+    const availability = await checkAvailability(loaded, { executor: engine.executor });
     for (const failed of availability.failed) {
       logger.warn(
         {

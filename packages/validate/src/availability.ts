@@ -1,12 +1,11 @@
 // ahma-validate --check-availability: runs the availability checks of the valid definition files
 // the way the server does at startup (confined, concurrent, bounded in time) and reports, per tool
 // or subcommand, whether it would be offered here and how to install what is missing.
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { readFile, realpath } from 'node:fs/promises';
+import { basename } from 'node:path';
 import {
   checkAvailability,
-  createSandbox,
+  createEngine,
   DocumentChecker,
   formatAvailability,
   GUIDANCE_FILE_NAME,
@@ -32,17 +31,18 @@ export async function runAvailabilityChecks(
   noSandbox: boolean,
 ): Promise<AvailabilityRun> {
   const definitions = await validDefinitions(validation);
-  const cacheRoot = await mkdtemp(join(tmpdir(), 'ahma-validate-'));
+  // An engine of its own (no shell pool, for a handful of probes), whose state directory goes
+  // with it.
+  const engine = await createEngine({
+    scope: await realpath(process.cwd()),
+    noSandbox,
+    noShellPool: true,
+  });
   try {
-    const sandbox = await createSandbox({
-      scope: await realpath(process.cwd()),
-      cacheRoot,
-      disabled: noSandbox,
-    });
-    const report = await checkAvailability({ definitions }, { sandbox });
-    return { report, warnings: sandbox.warnings };
+    const report = await checkAvailability({ definitions }, { executor: engine.executor });
+    return { report, warnings: engine.sandbox.warnings };
   } finally {
-    await rm(cacheRoot, { recursive: true, force: true });
+    await engine.close();
   }
 }
 

@@ -2,14 +2,12 @@
 // confined by the sandbox like every other command, concurrently and bounded in time. A failing
 // probe hides the tools it covers (a tool-level probe all of the file's tools, a subcommand-level
 // one that subcommand's leaves) and hands back its install_instructions for the caller to log.
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { commandEnvironment } from '../process/environment.js';
-import { DEFAULT_GRACE_MS } from '../process/executor.js';
-import type { Sandbox } from '../sandbox/sandbox.js';
+import { AhmaError } from '../errors.js';
+import type { Executor } from '../process/executor.js';
 import { stepTarget, type CheckedDefinition } from './definition-set.js';
 import { jsonPointer } from './diagnostic.js';
 import { splitCommand } from './flatten.js';
@@ -24,21 +22,17 @@ const OUTPUT_BYTES = 1024;
 
 export interface AvailabilityOptions {
   /**
-   * Confines every probe, as every command is confined (R7): the engine's sandbox. Required on
-   * purpose: a probe is a command from a definition file, and there is no unconfined default.
-   * `createSandbox({ disabled: true })` is the explicit way to run them unconfined.
+   * Runs the probes, confined and supervised like every command (R7): the engine's executor.
+   * Required on purpose: a probe is a command from a definition file, and there is no unconfined
+   * default (an engine created with noSandbox is the explicit way to run them unconfined).
    */
-  readonly sandbox: Pick<Sandbox, 'wrap' | 'scope' | 'cacheRoot'>;
+  readonly executor: Executor;
   /** Working directory of the probes (default: the sandbox scope). */
   readonly cwd?: string;
-  /** Base environment (default process.env), made non-interactive like every command's. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Per-probe time limit (default 10 s); then the probe's process tree is stopped. */
   readonly timeoutMs?: number;
   /** Probes running at once (default 8). */
   readonly concurrency?: number;
-  /** Time between SIGTERM and the backstop SIGKILL of a probe that timed out (default 2000 ms). */
-  readonly graceMs?: number;
 }
 
 /** The definitions to check; a LoadResult (loadTools) is one. */
@@ -125,19 +119,15 @@ export async function checkAvailability(
   const probes = new Map<string, readonly string[]>();
   for (const check of declared) probes.set(probeKey(check.argv), check.argv);
 
-  const cwd = options.cwd ?? options.sandbox.scope;
-  const env = commandEnvironment(options.env ?? process.env, options.sandbox.cacheRoot);
   const settings: ProbeSettings = {
-    sandbox: options.sandbox,
-    cwd,
-    env,
+    executor: options.executor,
+    cwd: options.cwd ?? options.executor.sandbox.scope,
     timeoutMs: options.timeoutMs ?? DEFAULT_AVAILABILITY_TIMEOUT_MS,
-    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
   };
   const outcomes = await mapBounded(
     [...probes],
     Math.max(1, options.concurrency ?? DEFAULT_AVAILABILITY_CONCURRENCY),
-    async ([key, argv]) => [key, await runProbe(argv, settings)] as const,
+    async ([key, argv], index) => [key, await runProbe(argv, index, settings)] as const,
   );
   const byKey = new Map(outcomes);
 
@@ -316,25 +306,23 @@ function unavailableTools(
 // --- running probes ----------------------------------------------------------------------------
 
 interface ProbeSettings {
-  readonly sandbox: Pick<Sandbox, 'wrap'>;
+  readonly executor: Executor;
   readonly cwd: string;
-  readonly env: Record<string, string>;
   readonly timeoutMs: number;
-  readonly graceMs: number;
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in input order. */
 async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
-  work: (item: T) => Promise<R>,
+  work: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
       const index = next++;
-      results[index] = await work(items[index] as T);
+      results[index] = await work(items[index] as T, index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
@@ -342,84 +330,39 @@ async function mapBounded<T, R>(
 }
 
 /**
- * Runs one probe confined: stdin is /dev/null, its own session and process group (no terminal to
- * prompt on), output kept only up to 1 KiB. A missing executable is found before anything runs,
- * so "not found" reads the same whatever the sandbox wrapper reports for it.
+ * Runs one probe through the executor: confined, stdin /dev/null, its own session and process
+ * group, the whole tree ended on timeout; its output kept only up to 1 KiB. A missing executable
+ * is found before anything runs, so "not found" reads the same whatever the sandbox reports.
  */
-async function runProbe(argv: readonly string[], settings: ProbeSettings): Promise<ProbeOutcome> {
+async function runProbe(
+  argv: readonly string[],
+  index: number,
+  settings: ProbeSettings,
+): Promise<ProbeOutcome> {
   const started = performance.now();
   const command = argv[0] ?? '';
-  if (!(await findExecutable(command, settings.env.PATH, settings.cwd))) {
+  if (!(await findExecutable(command, settings.executor.env['PATH'], settings.cwd))) {
     return outcome('not_found', started, {});
   }
-  return new Promise((resolveProbe) => {
-    let child;
-    try {
-      const { file, args } = settings.sandbox.wrap(argv);
-      child = spawn(file, args, {
-        cwd: settings.cwd,
-        env: settings.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-    } catch (error) {
-      resolveProbe(outcome('error', started, { message: errorMessage(error) }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    const keep = (chunk: Buffer) => {
-      if (kept >= OUTPUT_BYTES) return;
-      chunks.push(chunk.subarray(0, OUTPUT_BYTES - kept));
-      kept += Math.min(chunk.length, OUTPUT_BYTES - kept);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-
-    let timedOut = false;
-    let backstop: NodeJS.Timeout | undefined;
-    let exitWatch: NodeJS.Timeout | undefined;
-    const signalGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        child.kill(signal);
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // The sandbox helper ends the whole tree itself after its grace; this covers one that cannot.
-      signalGroup('SIGTERM');
-      backstop = setTimeout(() => signalGroup('SIGKILL'), settings.graceMs + 1000);
-    }, settings.timeoutMs);
-
-    let settled = false;
-    const settle = (result: ProbeOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(backstop);
-      clearTimeout(exitWatch);
-      resolveProbe(result);
-    };
-    child.once('error', (error) => {
-      settle(outcome('error', started, { message: errorMessage(error) }));
+  let result;
+  try {
+    result = await settings.executor.run({
+      command: { kind: 'argv', argv },
+      cwd: settings.cwd,
+      timeoutMs: settings.timeoutMs,
+      logName: `availability-${String(process.pid)}-${String(index)}`,
     });
-    child.once('exit', () => {
-      // A descendant holding the pipes open must not keep the check waiting.
-      exitWatch = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, 1000);
-    });
-    child.once('close', (code, signal) => {
-      const output = Buffer.concat(chunks).toString('utf8').trim();
-      settle(
-        outcome(timedOut ? 'timed_out' : 'exited', started, { exitCode: code, signal, output }),
-      );
-    });
-  });
+  } catch (error) {
+    if (!(error instanceof AhmaError)) throw error;
+    return outcome('error', started, { message: error.message });
+  }
+  const output = result.output.slice(0, OUTPUT_BYTES).trim();
+  if (result.timedOut) return outcome('timed_out', started, { output });
+  // Neither an exit code nor a signal: the command never ran (the executor says why last).
+  if (result.exitCode === null && result.signal === null) {
+    return outcome('error', started, { message: result.output.trim().split('\n').at(-1) ?? '' });
+  }
+  return outcome('exited', started, { exitCode: result.exitCode, signal: result.signal, output });
 }
 
 function outcome(
@@ -440,10 +383,6 @@ function outcome(
     output: details.output ?? '',
     durationMs: performance.now() - started,
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Whether `command` names an executable file, looked up on PATH as execvp does. */

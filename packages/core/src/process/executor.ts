@@ -72,6 +72,11 @@ export class Executor {
     return this.#options.sandbox;
   }
 
+  /** The environment every command gets. */
+  get env(): Environment {
+    return this.#options.env;
+  }
+
   /** How much output a result keeps, and where full logs go. */
   get limits(): OutputLimits {
     return this.#options.limits;

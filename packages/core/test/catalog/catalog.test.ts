@@ -207,7 +207,7 @@ describe('the catalog files', () => {
   it('SPEC §2: each availability probe, run confined as the server runs it, finds its program exactly when it is installed', async () => {
     const fixture = await engineFixture();
     try {
-      const report = await checkAvailability(loaded.result, { sandbox: fixture.engine.sandbox });
+      const report = await checkAvailability(loaded.result, { executor: fixture.engine.executor });
       const found = Object.fromEntries(report.checks.map((c) => [c.definitionName, c.available]));
       // Whether each program runs here at all, asked directly and unconfined.
       const expected = Object.fromEntries(

@@ -14,22 +14,25 @@ import {
 } from '../../src/definition/availability.js';
 import type { CheckedDefinition } from '../../src/definition/definition-set.js';
 import { loadTools } from '../../src/definition/load.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
-import { removeAll, varTmpDir } from '../engine/helpers.js';
+import { engineFixture, removeAll, varTmpDir, type EngineFixture } from '../engine/helpers.js';
 import { newMarker, pidsWithMarker, quote } from '../sandbox/support.js';
 import { checkDocuments } from './helpers.js';
 
 let scope: string;
 let stateDir: string;
-let sandbox: Sandbox;
+/** An engine without the shell pool: its executor runs the probes. */
+let fixture: EngineFixture;
 let counter = 0;
 
 beforeAll(async () => {
-  scope = await varTmpDir('avail-scope');
+  fixture = await engineFixture();
+  scope = fixture.scope;
   stateDir = await varTmpDir('avail-state');
-  sandbox = await createSandbox({ scope, cacheRoot: join(stateDir, 'cache') });
 });
-afterAll(() => removeAll([scope, stateDir]));
+afterAll(async () => {
+  await fixture.dispose();
+  await removeAll([stateDir]);
+});
 
 /** A fresh file in the scope that probes append to, to count their runs. */
 function logFile(): string {
@@ -74,7 +77,10 @@ function check(
   source: readonly CheckedDefinition[],
   options: Partial<AvailabilityOptions> = {},
 ): ReturnType<typeof checkAvailability> {
-  return checkAvailability({ definitions: source }, { sandbox, ...options });
+  return checkAvailability(
+    { definitions: source },
+    { executor: fixture.engine.executor, ...options },
+  );
 }
 
 function only(results: readonly AvailabilityResult[]): AvailabilityResult {
@@ -471,7 +477,7 @@ describe('checkAvailability with loadTools', () => {
     );
     const loaded = await loadTools({ toolsDir: { dir, origin: 'option' } });
     expect(loaded.diagnostics).toEqual([]);
-    const report = await checkAvailability(loaded, { sandbox });
+    const report = await checkAvailability(loaded, { executor: fixture.engine.executor });
     expect(availableTools(loaded.tools, report).map((entry) => entry.name)).toEqual([
       'here_a',
       'here_b',
