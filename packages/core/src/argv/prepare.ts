@@ -35,28 +35,11 @@ export async function prepareInvocation(
   );
   const files = createFileArgWriter(context.tempRoot);
   try {
-    const prepared: Record<string, unknown> = { ...args };
+    const prepared = await resolvePathArguments(leaf, args, cwd, context.scope);
     for (const parameter of [...leaf.options, ...leaf.positionals]) {
-      // Own keys only: an inherited one ("toString", "constructor") is not a value the agent gave.
-      const given = Object.hasOwn(prepared, parameter.name) ? prepared[parameter.name] : undefined;
-      const value = given ?? parameter.default;
-      if (value === undefined || value === null) continue;
-      // Store the value (a default included) so the file_arg step below sees it.
-      prepared[parameter.name] = value;
-      if (isPathParameter(parameter)) {
-        prepared[parameter.name] = Array.isArray(value)
-          ? await Promise.all(
-              value.map((item: unknown) =>
-                resolvePathInScope(String(item), cwd, context.scope, parameter.name),
-              ),
-            )
-          : await resolvePathInScope(String(value), cwd, context.scope, parameter.name);
-      }
-      if (parameter.file_arg === true) {
-        prepared[parameter.name] = await files.write(
-          parameter.name,
-          String(prepared[parameter.name]),
-        );
+      const value = Object.hasOwn(prepared, parameter.name) ? prepared[parameter.name] : undefined;
+      if (parameter.file_arg === true && value !== undefined && value !== null) {
+        prepared[parameter.name] = await files.write(parameter.name, String(value));
       }
     }
     const timeout = args['timeout_seconds'];
@@ -72,8 +55,38 @@ export async function prepareInvocation(
   }
 }
 
+/**
+ * The call's arguments with every declared one's default filled in and its `format: "path"`
+ * values resolved against `cwd` (their absolute paths); throws PATH_OUTSIDE_SCOPE for one that
+ * lies outside the scope. Other values are as given.
+ */
+export async function resolvePathArguments(
+  leaf: ToolLeaf,
+  args: Readonly<Record<string, unknown>>,
+  cwd: string,
+  scope: string,
+): Promise<Record<string, unknown>> {
+  const resolved: Record<string, unknown> = { ...args };
+  for (const parameter of [...leaf.options, ...leaf.positionals]) {
+    // Own keys only: an inherited one ("toString", "constructor") is not a value the agent gave.
+    const given = Object.hasOwn(args, parameter.name) ? args[parameter.name] : undefined;
+    const value = given ?? parameter.default;
+    if (value === undefined || value === null) continue;
+    resolved[parameter.name] = !isPathParameter(parameter)
+      ? value
+      : Array.isArray(value)
+        ? await Promise.all(
+            value.map((item: unknown) =>
+              resolvePathInScope(String(item), cwd, scope, parameter.name),
+            ),
+          )
+        : await resolvePathInScope(String(value), cwd, scope, parameter.name);
+  }
+  return resolved;
+}
+
 /** A `format: "path"` argument, or an array of them. */
-export function isPathParameter(parameter: ArgumentDefinition): boolean {
+function isPathParameter(parameter: ArgumentDefinition): boolean {
   return parameter.format === 'path' || parameter.items?.format === 'path';
 }
 

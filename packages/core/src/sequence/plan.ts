@@ -2,8 +2,8 @@
 // by name; its arguments are the caller's non-meta arguments that tool takes, overridden by the
 // step's own `args`; every step runs in the caller's working directory (resolved per step, never
 // passed as a command-line argument). A step that calls another sequence is expanded in place.
-import { isPathParameter, prepareInvocation } from '../argv/prepare.js';
-import { resolvePathInScope, resolveWorkingDirectory } from '../argv/paths.js';
+import { prepareInvocation, resolvePathArguments } from '../argv/prepare.js';
+import { resolveWorkingDirectory } from '../argv/paths.js';
 import { stepTarget } from '../definition/definition-set.js';
 import type { ToolLeaf } from '../definition/flatten.js';
 import { isMetaParameter, type ArgumentValidator } from '../definition/input-schema.js';
@@ -45,7 +45,7 @@ export async function planSequence(
   const steps = expand(leaf, callerArgs, workingDirectory, context, '', 0);
   for (const step of steps) {
     if (step.tool === undefined) continue;
-    await checkPaths(step.tool, step.args, cwd, context.scope).catch((error: unknown) => {
+    await resolvePathArguments(step.tool, step.args, cwd, context.scope).catch((error: unknown) => {
       throw error instanceof AhmaError
         ? new AhmaError(error.code, `${step.where}: ${error.message}`)
         : error;
@@ -60,22 +60,6 @@ interface Planned {
   readonly where: string;
   readonly tool: ToolLeaf | undefined;
   readonly args: Readonly<Record<string, unknown>>;
-}
-
-async function checkPaths(
-  leaf: ToolLeaf,
-  args: Readonly<Record<string, unknown>>,
-  cwd: string,
-  scope: string,
-): Promise<void> {
-  for (const parameter of [...leaf.options, ...leaf.positionals]) {
-    if (!isPathParameter(parameter)) continue;
-    const value = Object.hasOwn(args, parameter.name) ? args[parameter.name] : parameter.default;
-    if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      await resolvePathInScope(String(item), cwd, scope, parameter.name);
-    }
-  }
 }
 
 function expand(
