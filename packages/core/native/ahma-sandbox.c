@@ -198,9 +198,9 @@ int main(int argc, char **argv) {
     fflush(NULL);
     if (pool_size > 0) run_zygote(); /* every unit it forks inherits the sandbox */
 
-    main_pid = fork();
-    if (main_pid < 0) die(EXIT_HELPER, "fork: %s", strerror(errno));
-    if (main_pid == 0) {
+    struct supervisor sv = {.main_pid = fork()};
+    if (sv.main_pid < 0) die(EXIT_HELPER, "fork: %s", strerror(errno));
+    if (sv.main_pid == 0) {
         /* One chronological stream, as `2>&1`. Descriptors >= 3 are passed through untouched. */
         (void)dup2(STDOUT_FILENO, STDERR_FILENO);
         reset_signals();
@@ -209,5 +209,5 @@ int main(int argc, char **argv) {
 
     /* The supervisor needs none of the descriptors passed through for the command. */
     close_inherited_fds();
-    supervise();
+    supervise(&sv);
 }

@@ -3,6 +3,11 @@
  * and the descriptor, signal and exec helpers its forks share. Used by the one-command mode
  * (ahma-sandbox.c), by every unit of the pool zygote (zygote.c) and by the template bash's
  * builtin (bash/ahma-unit.c), which links this file into ahma-unit.so.
+ *
+ * What a supervisor runs (the unit set-up, the supervision, the tree's termination, the
+ * descriptor helpers) makes raw system calls only (sys.h) and keeps its state in struct
+ * supervisor: no errno, no malloc, no stdio, no global written. So it is also safe in a
+ * supervisor that shares the template shell's memory with other supervisors (ahma-unit.c).
  */
 #ifndef AHMA_SANDBOX_SUPERVISE_H
 #define AHMA_SANDBOX_SUPERVISE_H
@@ -12,9 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The command a supervisor waits for, set right after the fork that starts it. */
-extern pid_t main_pid;
-/* --grace-ms: how long the tree has between SIGTERM and SIGKILL. */
+/* --grace-ms: how long the tree has between SIGTERM and SIGKILL. Set once, before any fork. */
 extern int64_t grace_ms;
 /* SIGCHLD and the termination requests, blocked by block_handled_signals(). */
 extern sigset_t handled_set;
@@ -22,14 +25,23 @@ extern sigset_t handled_set;
 /* The same signals, as a list. */
 extern const int handled_signals[HANDLED_SIGNAL_COUNT];
 
+/* One supervisor's state: the command it waits for, and how that ended. */
+struct supervisor {
+    pid_t main_pid;
+    int main_status;
+    int main_done;
+};
+
 /*
  * Sends sig (0: none) to every descendant except those in except and below them; returns how many
- * there are, zombies included.
+ * there are, zombies included. sv: the supervisor whose command is signalled when /proc cannot
+ * be read, or NULL.
  */
-size_t signal_descendants_except(int sig, const pid_t *except, size_t nexcept);
+size_t signal_descendants_except(const struct supervisor *sv, int sig, const pid_t *except,
+                                 size_t nexcept);
 
 /* SIGTERM to the whole tree, up to grace_ms for it to exit, then SIGKILL until nothing is left. */
-void terminate_tree(void);
+void terminate_tree(struct supervisor *sv);
 
 /* Closes every descriptor in [lo, hi]. */
 void close_fd_range(unsigned lo, unsigned hi);
@@ -46,6 +58,14 @@ void close_fds_except(int a, int b, int c);
 void become_unit_supervisor(int go_r, int body, int out_w, pid_t parent);
 /* In a shell unit's B: output on fds 1 and 2, go pipe on 3, request memfd on 4, nothing else. */
 void give_shell_unit_fds(int go_r, int body, int out_w);
+/* Signal sets as the kernel takes them: one 64-bit word, bit sig - 1. */
+#define SIGNAL_BIT(sig) (1ULL << ((sig) - 1))
+#define HANDLED_MASK                                                                              \
+    (SIGNAL_BIT(SIGCHLD) | SIGNAL_BIT(SIGTERM) | SIGNAL_BIT(SIGINT) | SIGNAL_BIT(SIGHUP))
+/* Every signal in set back to its default disposition. */
+void default_signals(uint64_t set);
+/* The signal mask becomes exactly set. */
+void block_only(uint64_t set);
 
 /* Runs argv, or reports why not on stderr and exits 127 (not found) or 126 (cannot execute). */
 void exec_command(char *const argv[]) __attribute__((noreturn));
@@ -56,9 +76,10 @@ void reset_signals(void);
 void block_handled_signals(void);
 
 /*
- * Waits until main_pid ends or a termination request arrives, ends the tree, then exits the way
- * the command ended. Expects handled_set blocked and this process to be a child subreaper.
+ * Waits until sv->main_pid ends or a termination request arrives, ends the tree, then exits the
+ * way the command ended. Expects the handled signals blocked and this process to be a child
+ * subreaper.
  */
-void supervise(void) __attribute__((noreturn));
+void supervise(struct supervisor *sv) __attribute__((noreturn));
 
 #endif

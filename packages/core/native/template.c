@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -34,7 +35,7 @@
  */
 static const char template_script[] =
     /* On the bootstrap's first line: a script's errors name the same line numbers either way. */
-    "enable -f \"$1\" ahma_unit || exit 125; ahma_unit 3 \"$2\" || exit 125; " SHELL_UNIT_BOOTSTRAP;
+    "unset LD_BIND_NOW; enable -f \"$1\" ahma_unit || exit 125; ahma_unit 3 \"$2\" || exit 125; " SHELL_UNIT_BOOTSTRAP;
 
 pid_t template_pid = -1;
 static int sock = -1; /* the zygote's end of the socket to the template, -1 when not in use */
@@ -82,6 +83,7 @@ void start_template(pid_t zygote) {
             prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != zygote)
             _exit(EXIT_HELPER);
         reset_signals();
+        setenv("LD_BIND_NOW", "1", 1);
         char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
                               (char *)template_script, (char *)shell_path, so, grace, NULL};
         exec_command(args);

@@ -295,10 +295,11 @@ static void run_argv(int go_r, int body) {
 static void run_unit(enum mode mode, int go_r, int body, int out_w) __attribute__((noreturn));
 static void run_unit(enum mode mode, int go_r, int body, int out_w) {
     become_unit_supervisor(go_r, body, out_w, zygote_pid);
+    struct supervisor sv = {0};
     if (mode == MODE_ARGV) {
         /* A fork, not a vfork: B waits for its request, in memory of its own. */
-        main_pid = fork();
-        if (main_pid == 0) {
+        sv.main_pid = fork();
+        if (sv.main_pid == 0) {
             /* stdin is /dev/null already; stdout and stderr are one stream. */
             (void)dup2(out_w, STDOUT_FILENO);
             (void)dup2(out_w, STDERR_FILENO);
@@ -313,8 +314,8 @@ static void run_unit(enum mode mode, int go_r, int body, int out_w) {
          * default), and B only makes system calls on its own descriptors and signal state, then
          * executes or calls _exit, never returning from this function.
          */
-        main_pid = vfork();
-        if (main_pid == 0) {
+        sv.main_pid = vfork();
+        if (sv.main_pid == 0) {
             give_shell_unit_fds(go_r, body, out_w);
             reset_signals();
             char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
@@ -322,12 +323,12 @@ static void run_unit(enum mode mode, int go_r, int body, int out_w) {
             exec_command(args);
         }
     }
-    if (main_pid < 0) {
+    if (sv.main_pid < 0) {
         dprintf(out_w, PROG ": fork: %s\n", strerror(errno));
         _exit(EXIT_HELPER);
     }
     close_inherited_fds();
-    supervise();
+    supervise(&sv);
 }
 
 /* Forks a new unit whose B waits for its request. NULL with errno on failure. */
@@ -607,7 +608,7 @@ static void sweep_strays(void) {
     if (template_pid > 0) live[n++] = template_pid;
     for (size_t i = 0; i < nunits; i++)
         if (!units[i]->gone && !units[i]->reaped) live[n++] = units[i]->pid;
-    signal_descendants_except(SIGKILL, live, n);
+    signal_descendants_except(NULL, SIGKILL, live, n);
     free(live);
 }
 
@@ -711,6 +712,7 @@ void run_zygote(void) {
         if (stdin_slot != 0 && fds[stdin_slot].revents != 0 && stdin_open) read_requests();
     }
     (void)flush_frames();
-    terminate_tree(); /* whatever else is left below us: SIGTERM, grace, SIGKILL */
+    struct supervisor none = {.main_pid = -1};
+    terminate_tree(&none); /* whatever else is left below us: SIGTERM, grace, SIGKILL */
     exit(0);
 }

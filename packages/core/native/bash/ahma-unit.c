@@ -18,14 +18,18 @@
  * EOF on the socket (the zygote shut down, or died) ends T.
  */
 #define _GNU_SOURCE
+/* B's longjmp leaves S's stack for T's: a fortified longjmp may take that for stack smashing. */
+#undef _FORTIFY_SOURCE
 
 #include <errno.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -33,6 +37,7 @@
 
 #include "../common.h"
 #include "../supervise.h"
+#include "../sys.h"
 
 /* The parts of bash's loadable-builtin interface (builtins.h, command.h) this file uses; stable
  * since bash 4. */
@@ -65,6 +70,31 @@ extern pid_t shell_pgrp __attribute__((weak));
 /* The template's pid, once `ahma_unit` serves: a copy (B) that calls it again is refused. */
 static pid_t template_pid;
 
+/*
+ * A supervisor's stack and its start-up data. S runs in T's memory, so T must not hand a slot out
+ * again before S is gone: the kernel zeroes `running` when S exits (CLONE_CHILD_CLEARTID). The
+ * stacks are one mapping (so one VMA for every fork of T to copy), reserved on first use; a
+ * supervisor's code (supervise.c) needs a few KiB of its 64.
+ */
+#define STACK_BYTES (64 * 1024)
+#define MAX_SLOTS 256
+struct slot {
+    pid_t running; /* nonzero while its supervisor runs */
+    int fds[3];    /* go pipe (read end), request memfd, output pipe (write end) */
+    pid_t zygote;
+};
+static struct slot slots[MAX_SLOTS];
+static char *stacks;
+
+/* What B must find again when it becomes bash: T's signal mask and handled signals' dispositions
+ * (S resets those four), both read once before the first unit. */
+static sigset_t bash_mask;
+static struct sigaction bash_actions[HANDLED_SIGNAL_COUNT];
+/* The other signals bash has handlers for (normally none): default in S, never bash's code. */
+static uint64_t bash_caught;
+/* Where B leaves for bash: inside `ahma_unit`, on T's stack (as copied into B's memory). */
+static jmp_buf into_bash;
+
 /* Receives one unit request: fds[0..2] = go pipe (read end), request memfd, output pipe (write
  * end). Returns 0, or -1 at EOF or on any error (T then ends). */
 static int receive_unit(int sock, int fds[3]) {
@@ -90,45 +120,93 @@ static int receive_unit(int sock, int fds[3]) {
 }
 
 /*
- * In S (a clone of T whose parent is the zygote), every signal blocked since before the clone:
- * becomes the unit's supervisor and forks B. Returns only in B, with bash's signal state as T had
- * it (`bash_mask` and bash's dispositions) and B's descriptors in place.
+ * In B, a fork of S and so a copy of T's memory, still on the copy of S's stack: becomes the
+ * unit's shell. The C library is usable again here (B's memory is its own), but only for plain
+ * system calls: its idea of the thread's id is T's (B comes from a raw fork).
  */
-static int start_unit(const int fds[3], pid_t zygote, const sigset_t *bash_mask) {
-    /* The supervisor waits for these, so they must not be ignored: bash's dispositions of them are
-     * kept for B, which is bash again (only these four, not all 64 signals: ~0.2 ms of CPU less
-     * per command). Every other signal stays blocked until B is forked, so none of bash's
-     * handlers runs in S meanwhile. */
-    struct sigaction bash_actions[HANDLED_SIGNAL_COUNT];
+static void enter_bash(const int fds[3]) __attribute__((noreturn));
+static void enter_bash(const int fds[3]) {
+    give_shell_unit_fds(fds[0], fds[1], fds[2]);
     for (int i = 0; i < HANDLED_SIGNAL_COUNT; i++)
-        (void)sigaction(handled_signals[i], NULL, &bash_actions[i]);
+        (void)sigaction(handled_signals[i], &bash_actions[i], NULL);
+    sigprocmask(SIG_SETMASK, &bash_mask, NULL);
+    /* What a fresh bash would have: its own pid, parent and process group, and the ordinary
+     * dumpable state (T and S are not, so a command cannot ptrace them). */
+    (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    if (&dollar_dollar_pid != NULL) dollar_dollar_pid = getpid();
+    if (set_ppid != NULL) set_ppid(); /* S, not the zygote: `kill $PPID` stays in the unit */
+    if (&shell_pgrp != NULL) shell_pgrp = getpgrp();
+    longjmp(into_bash, 1);
+}
 
-    become_unit_supervisor(fds[0], fds[1], fds[2], zygote);
-    block_handled_signals(); /* the same four: default dispositions, blocked */
-    main_pid = fork();
-    if (main_pid == 0) {
-        give_shell_unit_fds(fds[0], fds[1], fds[2]);
-        for (int i = 0; i < HANDLED_SIGNAL_COUNT; i++)
-            (void)sigaction(handled_signals[i], &bash_actions[i], NULL);
-        sigprocmask(SIG_SETMASK, bash_mask, NULL);
-        /* What a fresh bash would have: its own pid, parent and process group, and the ordinary
-         * dumpable state (T and S are not, so a command cannot ptrace them). */
-        (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-        if (&dollar_dollar_pid != NULL) dollar_dollar_pid = getpid();
-        if (set_ppid != NULL) set_ppid(); /* S, not the zygote: `kill $PPID` stays in the unit */
-        if (&shell_pgrp != NULL) shell_pgrp = getpgrp();
-        return EXECUTION_SUCCESS;
+/*
+ * S: a CLONE_VM child of T whose parent is the zygote, on the slot's stack, every signal blocked.
+ * It shares T's memory (no copy of bash to make, fault in and tear down: about half the CPU time
+ * of a shell command), so it runs supervise.c's raw system calls only and writes nothing but its
+ * own stack. It becomes the unit's supervisor, forks B and supervises it.
+ */
+static int start_unit(void *arg) {
+    const struct slot *slot = arg;
+    int fds[3] = {slot->fds[0], slot->fds[1], slot->fds[2]};
+    become_unit_supervisor(fds[0], fds[1], fds[2], slot->zygote);
+    default_signals(HANDLED_MASK); /* not bash's: S waits for them (blocked) */
+    long pid = sys2(SYS_clone, SIGCHLD, 0); /* a plain fork: B gets a copy of T's memory */
+    if (pid == 0) enter_bash(fds);
+    if (pid < 0) {
+        static const char message[] = PROG ": cannot fork a shell unit\n";
+        (void)sys3(SYS_write, fds[2], message, sizeof message - 1);
+        (void)sys1(SYS_exit_group, EXIT_HELPER);
     }
-    if (main_pid < 0) {
-        dprintf(fds[2], PROG ": fork: %s\n", strerror(errno));
-        _exit(EXIT_HELPER);
-    }
-    /* Named like every other supervisor; signals other than the four act as in one (a K frame's
-     * signal ends it). */
-    (void)prctl(PR_SET_NAME, PROG, 0, 0, 0);
-    sigprocmask(SIG_SETMASK, &handled_set, NULL);
+    /* Named like every other supervisor, and like one, the signals other than the handled four
+     * act by default (a K frame's signal ends it): none of bash's handlers may ever run here. */
+    (void)sys2(SYS_prctl, PR_SET_NAME, PROG);
+    default_signals(bash_caught);
+    block_only(HANDLED_MASK);
     close_inherited_fds();
-    supervise();
+    struct supervisor sv = {.main_pid = (pid_t)pid};
+    supervise(&sv);
+}
+
+/* Starts one unit's supervisor; its pid, or -errno. */
+static pid_t clone_unit(const int fds[3], pid_t zygote) {
+    if (stacks == NULL) {
+        void *p = mmap(NULL, (size_t)MAX_SLOTS * STACK_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (p == MAP_FAILED) return -errno;
+        stacks = p;
+    }
+    size_t i = 0;
+    while (i < MAX_SLOTS && __atomic_load_n(&slots[i].running, __ATOMIC_ACQUIRE) != 0) i++;
+    if (i == MAX_SLOTS) return -EAGAIN; /* the zygote then forks a classic unit */
+    struct slot *s = &slots[i];
+    memcpy(s->fds, fds, sizeof s->fds);
+    s->zygote = zygote;
+    s->running = 1;
+    /* Every signal blocked across the clone, so S starts with none of bash's handlers able to
+     * run. CLONE_PARENT: S is the zygote's child, exactly like a unit it forks itself. */
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    pid_t pid = clone(start_unit, stacks + (i + 1) * STACK_BYTES,
+                      CLONE_VM | CLONE_PARENT | CLONE_CHILD_CLEARTID | SIGCHLD, s, NULL, NULL,
+                      &s->running);
+    int err = errno;
+    sigprocmask(SIG_SETMASK, &bash_mask, NULL);
+    if (pid > 0) return pid;
+    s->running = 0;
+    return -err;
+}
+
+/* T's loop: serves the zygote until it goes. */
+static void serve(int sock, pid_t zygote) __attribute__((noreturn, noinline));
+static void serve(int sock, pid_t zygote) {
+    for (;;) {
+        int fds[3];
+        if (receive_unit(sock, fds) != 0) _exit(0);
+        int32_t answer = clone_unit(fds, zygote);
+        for (int i = 0; i < 3; i++) close(fds[i]);
+        if (send(sock, &answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer) _exit(0);
+    }
 }
 
 /* `ahma_unit FD GRACE_MS`: serves the zygote on FD; returns only in a new unit's B. */
@@ -146,30 +224,20 @@ static int ahma_unit(WORD_LIST *list) {
     }
     template_pid = getpid();
     /* Not dumpable: a sandboxed command (same user, same Landlock domain) cannot ptrace the
-     * template or take its descriptors (pidfd_getfd) to forge answers. */
+     * template (or a supervisor, which shares its memory) or take its descriptors (pidfd_getfd)
+     * to forge answers. */
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    pid_t zygote = getppid();
-    sigset_t all, bash_mask;
-    sigfillset(&all);
-    for (;;) {
-        int fds[3];
-        if (receive_unit((int)sock, fds) != 0) _exit(0);
-        /* A raw clone: glibc's fork() has no way to give the child another parent. S runs only
-         * this file's C code (no threads, no raise()), which a raw clone does not disturb. Every
-         * signal is blocked across it, so S starts with none of bash's handlers able to run. */
-        sigprocmask(SIG_SETMASK, &all, &bash_mask);
-        pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
-        if (pid == 0) {
-            close((int)sock);
-            return start_unit(fds, zygote, &bash_mask);
-        }
-        int err = errno;
-        sigprocmask(SIG_SETMASK, &bash_mask, NULL);
-        int32_t answer = pid > 0 ? pid : -err;
-        for (int i = 0; i < 3; i++) close(fds[i]);
-        if (send((int)sock, &answer, sizeof answer, MSG_NOSIGNAL) != (ssize_t)sizeof answer)
-            _exit(0);
+    sigprocmask(SIG_SETMASK, NULL, &bash_mask);
+    for (int i = 0; i < HANDLED_SIGNAL_COUNT; i++)
+        (void)sigaction(handled_signals[i], NULL, &bash_actions[i]);
+    for (int sig = 1; sig <= 64; sig++) {
+        struct sigaction action;
+        if ((SIGNAL_BIT(sig) & HANDLED_MASK) == 0 && sigaction(sig, NULL, &action) == 0 &&
+            action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN)
+            bash_caught |= SIGNAL_BIT(sig);
     }
+    if (setjmp(into_bash) != 0) return EXECUTION_SUCCESS; /* in B, from enter_bash() */
+    serve((int)sock, getppid());
 }
 
 static const char *const ahma_unit_doc[] = {
