@@ -47,6 +47,7 @@
  *   template.c      pool mode: the template bash that clones shell units (with bash/ahma-unit.c,
  *                   a bash builtin built into ahma-unit.so beside this program)
  *   common.c/.h     the program name, exit codes, die() and now_ms()
+ *   sys.h           raw system calls, for code that may run in the template's memory
  *
  * Build (scripts/build-native.mjs): cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
  * and cc ... -shared -fPIC -o ahma-unit.so bash/ahma-unit.c supervise.c common.c

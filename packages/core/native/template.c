@@ -28,14 +28,15 @@
 #define ANSWER_TIMEOUT_MS 500
 
 /*
- * Run by the template as `bash -c TEMPLATE BASH SO GRACE_MS`. In the template, `ahma_unit` serves
- * until the zygote goes; in each unit's B it returns, and B runs the bootstrap every shell unit
- * runs (which also resets what a copy of the template shares with the others: the arguments,
- * RANDOM's seed, SECONDS' start).
+ * Run by the template as `bash -c TEMPLATE BASH SO GRACE_MS [BOUND]`; BOUND is set when the zygote
+ * set LD_BIND_NOW for it, unset again here so commands see the environment as given. In the
+ * template, `ahma_unit` serves until the zygote goes; in each unit's B it returns, and B runs the
+ * bootstrap every shell unit runs (which also resets what a copy of the template shares with the
+ * others: the arguments, RANDOM's seed, SECONDS' start).
  */
 static const char template_script[] =
     /* On the bootstrap's first line: a script's errors name the same line numbers either way. */
-    "unset LD_BIND_NOW; enable -f \"$1\" ahma_unit || exit 125; ahma_unit 3 \"$2\" || exit 125; " SHELL_UNIT_BOOTSTRAP;
+    "if [ -n \"$3\" ]; then unset LD_BIND_NOW; fi; enable -f \"$1\" ahma_unit || exit 125; ahma_unit 3 \"$2\" || exit 125; " SHELL_UNIT_BOOTSTRAP;
 
 pid_t template_pid = -1;
 static int sock = -1; /* the zygote's end of the socket to the template, -1 when not in use */
@@ -83,9 +84,12 @@ void start_template(pid_t zygote) {
             prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != zygote)
             _exit(EXIT_HELPER);
         reset_signals();
-        setenv("LD_BIND_NOW", "1", 1);
+        /* Every symbol bound at start, in T: copies then neither resolve nor fault in what they
+         * call. */
+        char *bound = getenv("LD_BIND_NOW") == NULL ? "1" : NULL;
+        if (bound != NULL) setenv("LD_BIND_NOW", bound, 1);
         char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
-                              (char *)template_script, (char *)shell_path, so, grace, NULL};
+                              (char *)template_script, (char *)shell_path, so, grace, bound, NULL};
         exec_command(args);
     }
     close(sv[1]);

@@ -51,14 +51,16 @@
  * SIGTERM to every supervisor, SIGKILL after grace + 1 s, then nothing of ours is left; exit 0.
  *
  * A unit: the zygote creates the pipe `out` (B's fds 1 and 2 -> zygote), a memfd `body` and a
- * pipe `go` (zygote -> B), and forks S, which takes a session, becomes a subreaper, starts B and
- * supervises it exactly like the one-command mode. B waits, blocked reading `go`, until the zygote
- * hands it a request: the payload into the memfd, then one NUL byte into the pipe. N units of each
- * mode are kept ready this way, so a request costs no fork on its way (~0.2 ms on the critical
- * path): the oldest idle unit takes it, and its replacement is forked once S is sent. When none is
- * idle, a unit is forked on the spot and handed the request at once. B depends on the mode:
- *   shell  a warm shell (go on fd 3, body on fd 4): a copy of the template bash (template.c),
- *          or, without one, `SHELL --noprofile --norc -c BOOTSTRAP`. Either way it
+ * pipe `go` (zygote -> B), and forks S (or has the template start it), which takes a session,
+ * becomes a subreaper, starts B and supervises it exactly like the one-command mode. B waits,
+ * blocked reading `go`, until the zygote hands it a request: the payload into the memfd, then one
+ * NUL byte into the pipe. N units of each mode are kept ready this way, so a request costs no fork
+ * on its way (~0.2 ms on the critical path): the oldest idle unit takes it, and its replacement is
+ * forked right after. When none is idle, a unit is forked on the spot and handed the request at
+ * once. B depends on the mode:
+ *   shell  a warm shell (go on fd 3, body on fd 4): a copy of the template bash, whose S runs in
+ *          the template's memory (template.c, bash/ahma-unit.c), or, without a template, S forked
+ *          here and `SHELL --noprofile --norc -c BOOTSTRAP`. Either way it
  *          reads the request from fd 4 in one `mapfile` and runs that one script. A memfd is
  *          seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte (~0.6 us
  *          a byte). The script's builtins run without any exec, so the warm shell saves its own
@@ -469,9 +471,8 @@ static void handle_run(uint32_t id, const char *p, uint32_t len) {
     unsigned char pid[4];
     put_u32(pid, (uint32_t)u->pid);
     send_frame('S', id, pid, sizeof pid);
-    /* A warm unit taken: S goes out, then its replacement is forked. A SIGCHLD the flush may read
-     * is not lost: the loop reaps before it blocks. */
-    (void)flush_frames();
+    /* S goes out with the next flush, often together with the command's output and X: one
+     * wakeup of the server instead of two. */
     refill();
 }
 

@@ -1,19 +1,25 @@
 /*
  * ahma-unit.so: a bash loadable builtin that makes one warm bash the fork server of the pool's
- * shell units (zygote.c), so a sandboxed_shell command costs two forks of a running bash instead
- * of starting a new one (fork + exec + dynamic linking + initialisation: ~1 ms of CPU each).
+ * shell units (zygote.c), so a sandboxed_shell command costs one fork of a running bash instead of
+ * starting a new one (fork + exec + dynamic linking + initialisation: ~1 ms of CPU).
  *
  * The zygote starts the template T as
  *     bash --noprofile --norc -c TEMPLATE BASH SO GRACE_MS    (a socket to the zygote on fd 3)
  * where TEMPLATE loads this file (`enable -f SO ahma_unit`) and calls `ahma_unit 3 GRACE_MS`. In T
  * the builtin never returns: for every message of the zygote (one byte, and the unit's go pipe,
- * request memfd and output pipe as SCM_RIGHTS), it clones S with CLONE_PARENT, so S is the
- * zygote's child exactly like a unit it forks itself, and answers with S's pid (or -errno). S sets
- * up like any unit's supervisor (become_unit_supervisor) and forks B. In B the builtin *returns*,
- * and bash goes on with the rest of TEMPLATE: the same bootstrap a classic warm shell runs (wait
- * for the go byte, read the request, run the script). B is a fresh copy of a bash that has run
- * nothing, so nothing leaks between commands; what a copy would share with T is reset here ($$,
- * $PPID) or in TEMPLATE (RANDOM, SECONDS, the positional parameters).
+ * request memfd and output pipe as SCM_RIGHTS), it starts the unit's supervisor S and answers with
+ * S's pid (or -errno).
+ *
+ * S is a CLONE_VM | CLONE_PARENT child of T on a stack of its own: the zygote's child exactly like
+ * a unit it forks itself, but in T's memory, so it costs no copy of bash (a fork of bash, its page
+ * faults and its exit: ~0.3 ms of CPU here). Sharing T's memory means sharing its C library with T
+ * and with the other supervisors, so S runs supervise.c's raw system calls only (see supervise.h).
+ * S sets up like any unit's supervisor (become_unit_supervisor) and forks B, a copy of T's memory.
+ * B leaves S's stack with a longjmp into `ahma_unit`'s frame on (its copy of) T's stack, where the
+ * builtin *returns*, and bash goes on with the rest of TEMPLATE: the same bootstrap a classic warm
+ * shell runs (wait for the go byte, read the request, run the script). B is a fresh copy of a bash
+ * that has run nothing, so nothing leaks between commands; what a copy would share with T is reset
+ * here ($$, $PPID) or in TEMPLATE (RANDOM, SECONDS, the positional parameters).
  *
  * EOF on the socket (the zygote shut down, or died) ends T.
  */

@@ -11,7 +11,7 @@
 // Scopes live under /var/tmp, not /tmp: the server grants /tmp by design, so a write that lands in
 // /tmp would prove nothing about the scope.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -894,6 +894,16 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(templatesOf(zygote.pid)).toEqual([template]); // one template serves them all
     });
 
+    it("R4.1: a copy sees the environment as given: the template's own LD_BIND_NOW is not in it", async () => {
+      expect(process.env['LD_BIND_NOW']).toBeUndefined();
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const result = await zygote.run('shell', [
+        'echo "[${LD_BIND_NOW-unset}]"; env | grep -c ^LD_BIND_NOW=',
+      ]);
+      expect(result.output).toBe('[unset]\n0\n');
+    });
+
     it("R4.1: a template copy's bash handles signals like a fresh bash: same blocked and ignored sets, traps work", async () => {
       const zygote = pool(1);
       await poolReady(zygote, 1);
@@ -1006,6 +1016,23 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       const again = await zygote.run('shell', ['ahma_unit 3 0; echo "status $?"']);
       expect(again.output).toContain('only the template shell serves the pool');
       expect(again.output).toMatch(/status [1-9]\d*\n$/);
+    });
+
+    it("R4.1: a shell unit's supervisor runs in the template's memory (no copy of bash but the command's own)", async () => {
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const [template] = templatesOf(zygote.pid);
+      if (template === undefined) throw new Error('no template shell');
+      const id = zygote.start('shell', ['sleep 5']);
+      const supervisor = (await zygote.frame('S', id)).payload.readUInt32LE(0);
+      const statm = (pid: number) => readFileSync(`/proc/${String(pid)}/statm`, 'utf8');
+      // One address space: the same sizes and resident pages, read from the same mm. A fork would
+      // have its own, without the template's file pages until it touched them.
+      await waitFor(() => statm(supervisor) === statm(template), 'the same memory as the template');
+      const [shell] = childrenOf(supervisor);
+      expect(shell === undefined ? '' : statm(shell)).not.toBe(statm(template));
+      zygote.kill(id, 15);
+      expect(await zygote.result(id)).toMatchObject({ code: -1, signal: 15 });
     });
 
     it('R7.2: the template shell and its copies are sandboxed like every unit', async () => {
