@@ -81,7 +81,8 @@ static void wait_for_child_signal(int64_t ms) {
     (void)sys4(SYS_rt_sigtimedwait, &set, 0, &ts, KERNEL_SIGSET_BYTES);
 }
 
-/* The processes of the system, from /proc, in memory mapped for one scan (no malloc). */
+/* The processes of the system, from /proc: in the supervisor's scratch memory, or in memory mapped
+ * for one scan (no malloc). */
 struct proc_entry {
     pid_t pid;
     pid_t ppid;
@@ -90,25 +91,50 @@ struct proc_entry {
 struct proc_table {
     struct proc_entry *v;
     size_t n, cap;
+    struct supervisor *owner; /* NULL: no scratch, and nobody to tell about the mapping */
 };
+
+static int in_scratch(const struct proc_table *t) {
+    return t->owner != NULL && t->v != NULL && (void *)t->v == t->owner->scratch;
+}
 
 static int table_add(struct proc_table *t, pid_t pid, pid_t ppid) {
     if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 4096, bytes = cap * sizeof *t->v;
-        long p = t->v == NULL ? sys6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE,
-                                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                              : sys5(SYS_mremap, t->v, t->cap * sizeof *t->v, bytes,
-                                     MREMAP_MAYMOVE, 0);
-        if (p < 0 && p > -4096) return -1;
-        t->v = (struct proc_entry *)p;
-        t->cap = cap;
+        struct supervisor *sv = t->owner;
+        if (t->v == NULL && sv != NULL && sv->scratch_bytes >= 64 * sizeof *t->v) {
+            t->v = sv->scratch;
+            t->cap = sv->scratch_bytes / sizeof *t->v;
+        } else {
+            size_t cap = t->cap < 2048 ? 4096 : t->cap * 2, bytes = cap * sizeof *t->v;
+            long p = t->v == NULL || in_scratch(t)
+                         ? sys6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                         : sys5(SYS_mremap, t->v, t->cap * sizeof *t->v, bytes, MREMAP_MAYMOVE, 0);
+            if (p < 0 && p > -4096) return -1;
+            struct proc_entry *grown = (struct proc_entry *)p;
+            if (in_scratch(t))
+                for (size_t i = 0; i < t->n; i++) grown[i] = t->v[i];
+            t->v = grown;
+            t->cap = cap;
+            if (sv != NULL) {
+                sv->mapped = grown;
+                sv->mapped_bytes = bytes;
+            }
+        }
     }
     t->v[t->n++] = (struct proc_entry){.pid = pid, .ppid = ppid};
     return 0;
 }
 
+/* Unmaps a mapped table; gives the pages of a scratch table back (forks then do not copy them). */
 static void table_free(struct proc_table *t) {
-    if (t->v != NULL) (void)sys2(SYS_munmap, t->v, t->cap * sizeof *t->v);
+    if (t->v == NULL) return;
+    if (in_scratch(t)) {
+        (void)sys3(SYS_madvise, t->v, t->n * sizeof *t->v, MADV_DONTNEED);
+        return;
+    }
+    (void)sys2(SYS_munmap, t->v, t->cap * sizeof *t->v);
+    if (t->owner != NULL) t->owner->mapped = NULL;
 }
 
 static void sift_down(struct proc_entry *v, size_t root, size_t n) {
@@ -198,9 +224,9 @@ static int scan_proc(struct proc_table *t) {
     return 0;
 }
 
-size_t signal_descendants_except(const struct supervisor *sv, int sig, const pid_t *except,
+size_t signal_descendants_except(struct supervisor *sv, int sig, const pid_t *except,
                                  size_t nexcept) {
-    struct proc_table t = {0};
+    struct proc_table t = {.owner = sv};
     if (scan_proc(&t) != 0) {
         if (sig == SIGTERM) say(STDERR_FILENO, "cannot scan /proc: only the command is signalled");
         if (sv == NULL || sv->main_done || sv->main_pid <= 0) return 0; /* never kill(-1, sig) */

@@ -30,6 +30,15 @@ struct supervisor {
     pid_t main_pid;
     int main_status;
     int main_done;
+    /*
+     * Memory for the table of a /proc scan: `scratch` (scratch_bytes, none when 0) first; a larger
+     * table is mapped and recorded in `mapped` while it exists, so that whoever owns this struct
+     * can unmap it should the supervisor die during a scan (ahma-unit.c: the template's memory).
+     */
+    void *scratch;
+    size_t scratch_bytes;
+    void *mapped;
+    size_t mapped_bytes;
 };
 
 /*
@@ -37,7 +46,7 @@ struct supervisor {
  * there are, zombies included. sv: the supervisor whose command is signalled when /proc cannot
  * be read, or NULL.
  */
-size_t signal_descendants_except(const struct supervisor *sv, int sig, const pid_t *except,
+size_t signal_descendants_except(struct supervisor *sv, int sig, const pid_t *except,
                                  size_t nexcept);
 
 /* SIGTERM to the whole tree, up to grace_ms for it to exit, then SIGKILL until nothing is left. */

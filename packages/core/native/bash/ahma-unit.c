@@ -77,27 +77,33 @@ extern pid_t shell_pgrp __attribute__((weak));
 static pid_t template_pid;
 
 /*
- * A supervisor's stack and its start-up data. S runs in T's memory, so T must not hand a slot out
- * again before S is gone: the kernel zeroes `running` when S exits (CLONE_CHILD_CLEARTID). The
- * stacks are one mapping (so one VMA for every fork of T to copy), reserved on first use; a
- * supervisor's code (supervise.c) needs a few KiB of its 64.
+ * A supervisor's slot: its stack, scratch memory for its /proc scans, and its start-up data and
+ * state. S runs in T's memory, so T hands a slot out again only once S is gone (the kernel zeroes
+ * `running` when S exits: CLONE_CHILD_CLEARTID), and then unmaps what a killed S may have left
+ * mapped. The slots' memory is one mapping (one VMA for every fork of T to copy), reserved on
+ * first use; a supervisor's code (supervise.c) needs a few KiB of its stack.
  */
 #define STACK_BYTES (64 * 1024)
+#define SCRATCH_BYTES (448 * 1024) /* a /proc table of ~37,000 processes */
+#define SLOT_BYTES (SCRATCH_BYTES + STACK_BYTES)
 #define MAX_SLOTS 256
 struct slot {
     pid_t running; /* nonzero while its supervisor runs */
     int fds[3];    /* go pipe (read end), request memfd, output pipe (write end) */
     pid_t zygote;
+    struct supervisor sv;
 };
 static struct slot slots[MAX_SLOTS];
-static char *stacks;
+static char *slot_memory;
 
 /* What B must find again when it becomes bash: T's signal mask and handled signals' dispositions
  * (S resets those four), both read once before the first unit. */
 static sigset_t bash_mask;
 static struct sigaction bash_actions[HANDLED_SIGNAL_COUNT];
-/* The other signals bash has handlers for (normally none): default in S, never bash's code. */
-static uint64_t bash_caught;
+/* The other signals bash does not leave at their default (a handler: normally none; ignored:
+ * SIGQUIT): default in S, which must never run bash's code and should die of a K frame's signal
+ * like any supervisor. */
+static uint64_t bash_set;
 /* Where B leaves for bash: inside `ahma_unit`, on T's stack (as copied into B's memory). */
 static jmp_buf into_bash;
 
@@ -152,7 +158,7 @@ static void enter_bash(const int fds[3]) {
  * own stack. It becomes the unit's supervisor, forks B and supervises it.
  */
 static int start_unit(void *arg) {
-    const struct slot *slot = arg;
+    struct slot *slot = arg;
     int fds[3] = {slot->fds[0], slot->fds[1], slot->fds[2]};
     become_unit_supervisor(fds[0], fds[1], fds[2], slot->zygote);
     default_signals(HANDLED_MASK); /* not bash's: S waits for them (blocked) */
@@ -166,25 +172,28 @@ static int start_unit(void *arg) {
     /* Named like every other supervisor, and like one, the signals other than the handled four
      * act by default (a K frame's signal ends it): none of bash's handlers may ever run here. */
     (void)sys2(SYS_prctl, PR_SET_NAME, PROG);
-    default_signals(bash_caught);
+    default_signals(bash_set);
     block_only(HANDLED_MASK);
     close_inherited_fds();
-    struct supervisor sv = {.main_pid = (pid_t)pid};
-    supervise(&sv);
+    slot->sv.main_pid = (pid_t)pid;
+    supervise(&slot->sv);
 }
 
 /* Starts one unit's supervisor; its pid, or -errno. */
 static pid_t clone_unit(const int fds[3], pid_t zygote) {
-    if (stacks == NULL) {
-        void *p = mmap(NULL, (size_t)MAX_SLOTS * STACK_BYTES, PROT_READ | PROT_WRITE,
+    if (slot_memory == NULL) {
+        void *p = mmap(NULL, (size_t)MAX_SLOTS * SLOT_BYTES, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
         if (p == MAP_FAILED) return -errno;
-        stacks = p;
+        slot_memory = p;
     }
     size_t i = 0;
     while (i < MAX_SLOTS && __atomic_load_n(&slots[i].running, __ATOMIC_ACQUIRE) != 0) i++;
     if (i == MAX_SLOTS) return -EAGAIN; /* the zygote then forks a classic unit */
     struct slot *s = &slots[i];
+    if (s->sv.mapped != NULL) (void)munmap(s->sv.mapped, s->sv.mapped_bytes); /* S was killed */
+    char *base = slot_memory + i * SLOT_BYTES;
+    s->sv = (struct supervisor){.scratch = base, .scratch_bytes = SCRATCH_BYTES};
     memcpy(s->fds, fds, sizeof s->fds);
     s->zygote = zygote;
     s->running = 1;
@@ -193,7 +202,7 @@ static pid_t clone_unit(const int fds[3], pid_t zygote) {
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
-    pid_t pid = clone(start_unit, stacks + (i + 1) * STACK_BYTES,
+    pid_t pid = clone(start_unit, base + SLOT_BYTES, /* the stack grows down from the slot's end */
                       CLONE_VM | CLONE_PARENT | CLONE_CHILD_CLEARTID | SIGCHLD, s, NULL, NULL,
                       &s->running);
     int err = errno;
@@ -211,11 +220,21 @@ static pid_t clone_unit(const int fds[3], pid_t zygote) {
  * (MADV_POPULATE_READ), and give it one anonymous page by rewriting a byte of it with its own value
  * (the segment writable for that instant, T still single-threaded). Only the segments of files
  * that have executable code (not locale data).
+ * Not where it costs more than it saves: on aarch64, restoring the protection would drop PROT_BTI
+ * (branch target identification), which /proc/self/maps does not show; and under strict overcommit
+ * (vm.overcommit_memory 2), a segment once writable stays charged, in every fork.
  */
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
 static void map_code_for_copies(void) {
+#if !defined(__x86_64__)
+    return;
+#endif
+    FILE *overcommit = fopen("/proc/sys/vm/overcommit_memory", "re");
+    int strict = overcommit != NULL && fgetc(overcommit) == '2';
+    if (overcommit != NULL) fclose(overcommit);
+    if (strict) return;
     FILE *maps = fopen("/proc/self/maps", "re");
     if (maps == NULL) return;
     char line[512], code[16][256];
@@ -259,6 +278,18 @@ static void serve(int sock, pid_t zygote) {
     }
 }
 
+/* Whether this thread runs with a hardware shadow stack. */
+static int shadow_stack_enabled(void) {
+    unsigned long status = 0;
+#if defined(__x86_64__)
+    /* arch_prctl(ARCH_SHSTK_STATUS): bit 0, ARCH_SHSTK_SHSTK (Linux 6.6); EINVAL before. */
+    return syscall(SYS_arch_prctl, 0x5005, &status) == 0 && (status & 1) != 0;
+#else
+    /* prctl(PR_GET_SHADOW_STACK_STATUS): bit 0, PR_SHADOW_STACK_ENABLE (Linux 6.13). */
+    return prctl(74, &status, 0, 0, 0) == 0 && (status & 1) != 0;
+#endif
+}
+
 /* `ahma_unit FD GRACE_MS`: serves the zygote on FD; returns only in a new unit's B. */
 static int ahma_unit(WORD_LIST *list) {
     char *end = NULL;
@@ -275,16 +306,28 @@ static int ahma_unit(WORD_LIST *list) {
     template_pid = getpid();
     /* Not dumpable: a sandboxed command (same user, same Landlock domain) cannot ptrace the
      * template (or a supervisor, which shares its memory) or take its descriptors (pidfd_getfd)
-     * to forge answers. */
-    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+     * to forge answers. Load-bearing for the supervisors too: a core dump of a process stops
+     * early when its memory is not dumpable; before Linux 5.16 it would otherwise kill every
+     * process sharing that memory (T and all supervisors) when one supervisor dies of a
+     * core-dumping signal (exit_like() dies of the command's own). */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        fputs("ahma_unit: cannot make the template non-dumpable\n", stderr);
+        return EX_USAGE;
+    }
+    /* B leaves S's stack by a longjmp into T's frame: with a shadow stack (x86 CET, arm64 GCS)
+     * S has one of its own, and that jump would fault in every unit. Classic units then. */
+    if (shadow_stack_enabled()) {
+        fputs("ahma_unit: shadow stacks are enabled: shell units start a bash each\n", stderr);
+        return EX_USAGE;
+    }
     sigprocmask(SIG_SETMASK, NULL, &bash_mask);
     for (int i = 0; i < HANDLED_SIGNAL_COUNT; i++)
         (void)sigaction(handled_signals[i], NULL, &bash_actions[i]);
     for (int sig = 1; sig <= 64; sig++) {
         struct sigaction action;
         if ((SIGNAL_BIT(sig) & HANDLED_MASK) == 0 && sigaction(sig, NULL, &action) == 0 &&
-            action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN)
-            bash_caught |= SIGNAL_BIT(sig);
+            action.sa_handler != SIG_DFL)
+            bash_set |= SIGNAL_BIT(sig);
     }
     map_code_for_copies();
     if (setjmp(into_bash) != 0) return EXECUTION_SUCCESS; /* in B, from enter_bash() */

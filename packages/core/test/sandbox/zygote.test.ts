@@ -1026,10 +1026,44 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(commOf(supervisor)).toBe('ahma-sandbox');
       zygote.kill(id, 10); // SIGUSR1
       expect(await zygote.result(id)).toMatchObject({ code: -1, signal: 10, output: '' });
+      // Even a signal the template's bash ignores (SIGQUIT).
+      const quit = zygote.start('shell', ['sleep 5; echo late']);
+      await zygote.frame('S', quit);
+      zygote.kill(quit, 3);
+      expect(await zygote.result(quit)).toMatchObject({ code: -1, signal: 3, output: '' });
 
       const again = await zygote.run('shell', ['ahma_unit 3 0; echo "status $?"']);
       expect(again.output).toContain('only the template shell serves the pool');
       expect(again.output).toMatch(/status [1-9]\d*\n$/);
+    });
+
+    it("R4.1: a supervisor's /proc scans map no memory into the template: killed mid-termination, it leaves nothing behind", async () => {
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const [template] = templatesOf(zygote.pid);
+      if (template === undefined) throw new Error('no template shell');
+      // statm's sixth field: the template's data and stack, in pages (its supervisors' too).
+      const data = () => readFileSync(`/proc/${String(template)}/statm`, 'utf8').split(' ')[5];
+      const before = data();
+      const marker = newMarker();
+      for (let round = 0; round < 3; round++) {
+        // Forty processes that ignore SIGTERM: the supervisor scans /proc for them every 20 ms of
+        // its grace period, until SIGKILL ends it, perhaps in the middle of a scan.
+        const id = zygote.start('shell', [
+          `trap '' TERM; for i in $(seq 40); do exec -a ${marker} sleep 30 & done; wait`,
+        ]);
+        await waitFor(() => pidsWithMarker(marker).length === 40, 'forty marked sleeps');
+        zygote.kill(id, 15);
+        await sleep(5);
+        // Watched without pause for 150 ms (~7 scans): a table mapped for a scan would show.
+        const seen = new Set<string>();
+        for (const until = Date.now() + 150; Date.now() < until;) seen.add(data());
+        expect([...seen]).toEqual([before]);
+        zygote.kill(id, 9);
+        expect(await zygote.result(id)).toMatchObject({ code: -1, signal: 9 });
+        await waitFor(() => pidsWithMarker(marker).length === 0, 'the strays swept');
+      }
+      expect(data()).toBe(before);
     });
 
     it("R4.1: a shell unit's supervisor runs in the template's memory (no copy of bash but the command's own)", async () => {
