@@ -57,6 +57,8 @@ export class OperationManager {
   readonly #prefix = randomBytes(3).toString('hex');
   #counter = 0;
   #historySize = 0;
+  /** Finished entries in #entries (kept as a count: every completion checks the bounds). */
+  #finished = 0;
   #closed = false;
 
   constructor(options: OperationManagerOptions = {}) {
@@ -91,6 +93,7 @@ export class OperationManager {
         entry.status = result.status;
         entry.finishedAt = new Date();
         this.#historySize += Buffer.byteLength(result.output);
+        this.#finished++;
         this.#evict();
         finish();
         const snapshot = toSnapshot(entry);
@@ -178,13 +181,12 @@ export class OperationManager {
 
   /** Drops the oldest finished operations beyond the history bounds. */
   #evict(): void {
-    let finished = [...this.#entries.values()].filter((entry) => entry.status !== 'running').length;
     for (const entry of this.#entries.values()) {
-      if (finished <= this.#historyCount && this.#historySize <= this.#historyBytes) return;
+      if (this.#finished <= this.#historyCount && this.#historySize <= this.#historyBytes) return;
       if (entry.status === 'running') continue;
       this.#entries.delete(entry.id);
       this.#historySize -= Buffer.byteLength(entry.result?.output ?? '');
-      finished--;
+      this.#finished--;
     }
   }
 }
