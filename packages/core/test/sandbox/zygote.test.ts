@@ -1043,7 +1043,8 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       const [template] = templatesOf(zygote.pid);
       if (template === undefined) throw new Error('no template shell');
       // statm's sixth field: the template's data and stack, in pages (its supervisors' too).
-      const data = () => readFileSync(`/proc/${String(template)}/statm`, 'utf8').split(' ')[5];
+      const data = () =>
+        readFileSync(`/proc/${String(template)}/statm`, 'utf8').split(' ')[5] ?? '';
       const before = data();
       const marker = newMarker();
       for (let round = 0; round < 3; round++) {
