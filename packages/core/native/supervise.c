@@ -5,8 +5,9 @@
  * when it is told to stop, then exits the way the command ended. Also the descriptor, signal and
  * exec helpers that the forks of both modes (one command, pool units) share.
  *
- * Everything a supervisor runs makes raw system calls (sys.h) and keeps its state on its own
- * stack: see supervise.h for why. The exceptions, marked, run only in a process about to exec.
+ * Everything a supervisor runs makes raw system calls (sys.h) and keeps its state in its struct
+ * supervisor and on its stack: see supervise.h for why. The exceptions, marked, run only in a
+ * process about to exec.
  */
 #define _GNU_SOURCE
 

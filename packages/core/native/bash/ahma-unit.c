@@ -11,9 +11,10 @@
  * S's pid (or -errno).
  *
  * S is a CLONE_VM | CLONE_PARENT child of T on a stack of its own: the zygote's child exactly like
- * a unit it forks itself, but in T's memory, so it costs no copy of bash (a fork of bash, its page
- * faults and its exit: ~0.3 ms of CPU here). Sharing T's memory means sharing its C library with T
- * and with the other supervisors, so S runs supervise.c's raw system calls only (see supervise.h).
+ * a unit it forks itself, but in T's memory, so it costs no copy of bash (no fork of bash's memory,
+ * no page faults, no teardown: ~13% less CPU per call, bench/README.md). Sharing T's memory means
+ * sharing its C library with T and with the other supervisors, so S runs supervise.c's raw system
+ * calls only (see supervise.h).
  * S sets up like any unit's supervisor (become_unit_supervisor) and forks B, a copy of T's memory.
  * B leaves S's stack with a longjmp into `ahma_unit`'s frame on (its copy of) T's stack, where the
  * builtin *returns*, and bash goes on with the rest of TEMPLATE: the same bootstrap a classic warm
@@ -153,9 +154,9 @@ static void enter_bash(const int fds[3]) {
 
 /*
  * S: a CLONE_VM child of T whose parent is the zygote, on the slot's stack, every signal blocked.
- * It shares T's memory (no copy of bash to make, fault in and tear down: about half the CPU time
- * of a shell command), so it runs supervise.c's raw system calls only and writes nothing but its
- * own stack. It becomes the unit's supervisor, forks B and supervises it.
+ * It shares T's memory (no copy of bash to make, fault in and tear down), so it runs supervise.c's
+ * raw system calls only and writes nothing but its own slot (stack, scratch, struct supervisor).
+ * It becomes the unit's supervisor, forks B and supervises it.
  */
 static int start_unit(void *arg) {
     struct slot *slot = arg;
