@@ -10,7 +10,7 @@
 //   peer             mcp-server-commands' run_command "echo hi": a plain spawn per call, no sandbox
 // Sequential calls are sampled round-robin in chunks of 10 across the four connected servers, so
 // they share the machine's noise. Then: calls/s with --inflight calls in flight (after an untimed
-// warm-up of a quarter of the burst) for each server,
+// warm-up burst of the same size) for each server,
 // and cold start (spawn + initialize + tools/list with 10 tool files), median of --cold starts.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -133,7 +133,7 @@ const sequential = Object.fromEntries(
   Object.entries(samples).map(([name, xs]) => [name, summarize(xs)]),
 );
 
-// Throughput with INFLIGHT calls in flight, in the steady state: an untimed quarter of the burst
+// Throughput with INFLIGHT calls in flight, in the steady state: an untimed burst of the same size
 // first, so every server's JIT has compiled its hot paths for concurrent calls before the clock runs.
 async function throughput(server, total) {
   const burst = async (count) => {
@@ -144,7 +144,7 @@ async function throughput(server, total) {
       }),
     );
   };
-  await burst(Math.ceil(total / 4));
+  await burst(total);
   const started = performance.now();
   await burst(total);
   return Math.round(total / ((performance.now() - started) / 1000));

@@ -127,11 +127,12 @@ static int table_add(struct proc_table *t, pid_t pid, pid_t ppid) {
     return 0;
 }
 
-/* Unmaps a mapped table; gives the pages of a scratch table back (forks then do not copy them). */
+/* Unmaps a mapped table; gives the pages of a scratch table back (shared memory: MADV_REMOVE). */
 static void table_free(struct proc_table *t) {
     if (t->v == NULL) return;
     if (in_scratch(t)) {
-        (void)sys3(SYS_madvise, t->v, t->n * sizeof *t->v, MADV_DONTNEED);
+        if (sys3(SYS_madvise, t->v, t->n * sizeof *t->v, MADV_REMOVE) != 0)
+            (void)sys3(SYS_madvise, t->v, t->n * sizeof *t->v, MADV_DONTNEED);
         return;
     }
     (void)sys2(SYS_munmap, t->v, t->cap * sizeof *t->v);

@@ -81,8 +81,10 @@ static pid_t template_pid;
  * A supervisor's slot: its stack, scratch memory for its /proc scans, and its start-up data and
  * state. S runs in T's memory, so T hands a slot out again only once S is gone (the kernel zeroes
  * `running` when S exits: CLONE_CHILD_CLEARTID), and then unmaps what a killed S may have left
- * mapped. The slots' memory is one mapping (one VMA for every fork of T to copy), reserved on
- * first use; a supervisor's code (supervise.c) needs a few KiB of its stack.
+ * mapped. All slots are one shared mapping, reserved on first use: a fork shares it instead of
+ * copying it, so the supervisors' and T's writes to it never fault on copy-on-write pages (or
+ * interrupt the other CPU to flush them) after a fork; each B unmaps it before anything else. A
+ * supervisor's code (supervise.c) needs a few KiB of its stack.
  */
 #define STACK_BYTES (64 * 1024)
 #define SCRATCH_BYTES (448 * 1024) /* a /proc table of ~37,000 processes */
@@ -94,8 +96,12 @@ struct slot {
     pid_t zygote;
     struct supervisor sv;
 };
-static struct slot slots[MAX_SLOTS];
-static char *slot_memory;
+#define SLOTS_BYTES ((MAX_SLOTS * sizeof(struct slot) + 4095) & ~(size_t)4095)
+#define SHARED_BYTES (SLOTS_BYTES + (size_t)MAX_SLOTS * SLOT_BYTES)
+static char *shared;       /* the slots, then each slot's scratch and stack */
+static struct slot *slots; /* at the start of `shared` */
+/* B's first stack, in T's private memory (which T never touches): B starts on it, not on S's. */
+static char b_stack[32 * 1024] __attribute__((aligned(16)));
 
 /* What B must find again when it becomes bash: T's signal mask and handled signals' dispositions
  * (S resets those four), both read once before the first unit. */
@@ -133,9 +139,9 @@ static int receive_unit(int sock, int fds[3]) {
 }
 
 /*
- * In B, a fork of S and so a copy of T's memory, still on the copy of S's stack: becomes the
- * unit's shell. The C library is usable again here (B's memory is its own), but only for plain
- * system calls: its idea of the thread's id is T's (B comes from a raw fork).
+ * In B, a fork of S and so a copy of T's memory, on b_stack: becomes the unit's shell. The C
+ * library is usable again here (B's memory is its own), but only for plain system calls: its idea
+ * of the thread's id is T's (B comes from a raw fork).
  */
 static void enter_bash(const int fds[3]) __attribute__((noreturn));
 static void enter_bash(const int fds[3]) {
@@ -152,6 +158,15 @@ static void enter_bash(const int fds[3]) {
     longjmp(into_bash, 1);
 }
 
+/* B's entry (fork_onto): its descriptors out of the slot, then the supervisors' memory unmapped,
+ * so nothing a command runs can reach it. */
+static void start_bash(void *arg) {
+    const struct slot *slot = arg;
+    int fds[3] = {slot->fds[0], slot->fds[1], slot->fds[2]};
+    (void)munmap(shared, SHARED_BYTES);
+    enter_bash(fds);
+}
+
 /*
  * S: a CLONE_VM child of T whose parent is the zygote, on the slot's stack, every signal blocked.
  * It shares T's memory (no copy of bash to make, fault in and tear down), so it runs supervise.c's
@@ -163,8 +178,7 @@ static int start_unit(void *arg) {
     int fds[3] = {slot->fds[0], slot->fds[1], slot->fds[2]};
     become_unit_supervisor(fds[0], fds[1], fds[2], slot->zygote);
     default_signals(HANDLED_MASK); /* not bash's: S waits for them (blocked) */
-    long pid = sys2(SYS_clone, SIGCHLD, 0); /* a plain fork: B gets a copy of T's memory */
-    if (pid == 0) enter_bash(fds);
+    long pid = fork_onto(b_stack + sizeof b_stack, start_bash, slot); /* a copy of T's memory */
     if (pid < 0) {
         static const char message[] = PROG ": cannot fork a shell unit\n";
         (void)sys3(SYS_write, fds[2], message, sizeof message - 1);
@@ -182,18 +196,19 @@ static int start_unit(void *arg) {
 
 /* Starts one unit's supervisor; its pid, or -errno. */
 static pid_t clone_unit(const int fds[3], pid_t zygote) {
-    if (slot_memory == NULL) {
-        void *p = mmap(NULL, (size_t)MAX_SLOTS * SLOT_BYTES, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (shared == NULL) {
+        void *p = mmap(NULL, SHARED_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) return -errno;
-        slot_memory = p;
+        shared = p;
+        slots = p;
     }
     size_t i = 0;
     while (i < MAX_SLOTS && __atomic_load_n(&slots[i].running, __ATOMIC_ACQUIRE) != 0) i++;
     if (i == MAX_SLOTS) return -EAGAIN; /* the zygote then forks a classic unit */
     struct slot *s = &slots[i];
     if (s->sv.mapped != NULL) (void)munmap(s->sv.mapped, s->sv.mapped_bytes); /* S was killed */
-    char *base = slot_memory + i * SLOT_BYTES;
+    char *base = shared + SLOTS_BYTES + i * SLOT_BYTES;
     s->sv = (struct supervisor){.scratch = base, .scratch_bytes = SCRATCH_BYTES};
     memcpy(s->fds, fds, sizeof s->fds);
     s->zygote = zygote;
