@@ -228,60 +228,6 @@ static pid_t clone_unit(const int fds[3], pid_t zygote) {
     return -err;
 }
 
-/*
- * Makes every fork of T start with the code of bash and its libraries mapped. A fork copies the
- * page tables of a private mapping only when it has anonymous pages (an anon_vma); the code and
- * read-only data of bash and its libraries have none, so each copy would fault in every page of
- * them it runs (~40 faults per command). So in T, before any copy: map all of each such segment
- * (MADV_POPULATE_READ), and give it one anonymous page by rewriting a byte of it with its own value
- * (the segment writable for that instant, T still single-threaded). Only the segments of files
- * that have executable code (not locale data).
- * Not where it costs more than it saves: on aarch64, restoring the protection would drop PROT_BTI
- * (branch target identification), which /proc/self/maps does not show; and under strict overcommit
- * (vm.overcommit_memory 2), a segment once writable stays charged, in every fork.
- */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-static void map_code_for_copies(void) {
-#if !defined(__x86_64__)
-    return;
-#endif
-    FILE *overcommit = fopen("/proc/sys/vm/overcommit_memory", "re");
-    int strict = overcommit != NULL && fgetc(overcommit) == '2';
-    if (overcommit != NULL) fclose(overcommit);
-    if (strict) return;
-    FILE *maps = fopen("/proc/self/maps", "re");
-    if (maps == NULL) return;
-    char line[512], code[16][256];
-    size_t ncode = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        rewind(maps);
-        while (fgets(line, sizeof line, maps) != NULL) {
-            unsigned long start, end;
-            char perms[5], path[256] = "";
-            if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %255s", &start, &end, perms, path) < 3 ||
-                path[0] != '/' || perms[0] != 'r' || perms[1] != '-' || perms[3] != 'p')
-                continue;
-            if (pass == 0) {
-                if (perms[2] == 'x' && ncode < 16) strcpy(code[ncode++], path);
-                continue;
-            }
-            int ours = 0;
-            for (size_t i = 0; i < ncode && !ours; i++) ours = strcmp(code[i], path) == 0;
-            if (!ours) continue;
-            char *p = (char *)start;
-            size_t len = end - start;
-            int prot = PROT_READ | (perms[2] == 'x' ? PROT_EXEC : 0);
-            if (madvise(p, len, MADV_POPULATE_READ) != 0) continue;
-            if (mprotect(p, len, prot | PROT_WRITE) != 0) continue;
-            *(volatile char *)p = *(volatile char *)p;
-            (void)mprotect(p, len, prot);
-        }
-    }
-    fclose(maps);
-}
-
 /* T's loop: serves the zygote until it goes. */
 static void serve(int sock, pid_t zygote) __attribute__((noreturn, noinline));
 static void serve(int sock, pid_t zygote) {
@@ -345,7 +291,6 @@ static int ahma_unit(WORD_LIST *list) {
             action.sa_handler != SIG_DFL)
             bash_set |= SIGNAL_BIT(sig);
     }
-    map_code_for_copies();
     if (setjmp(into_bash) != 0) return EXECUTION_SUCCESS; /* in B, from enter_bash() */
     serve((int)sock, getppid());
 }

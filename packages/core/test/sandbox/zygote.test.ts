@@ -894,20 +894,6 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(templatesOf(zygote.pid)).toEqual([template]); // one template serves them all
     });
 
-    it("R4.1: a copy starts with bash's code mapped: the fork copied the template's page tables for it", async () => {
-      const zygote = pool(1);
-      await poolReady(zygote, 1);
-      // Read by the copy itself, with builtins only: the Size and Rss of its bash code segment.
-      const result = await zygote.run('shell', [
-        'in=0; while IFS= read -r l; do case $l in *r-xp*/bash) in=1;; [0-9a-f]*-*) in=0;; esac; ' +
-          '((in)) && case $l in Size:*|Rss:*) echo "$l";; esac; done </proc/$$/smaps',
-      ]);
-      const kib = (field: string) =>
-        Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(result.output)?.[1]);
-      expect(kib('Size')).toBeGreaterThan(100);
-      expect(kib('Rss')).toBe(kib('Size')); // all of it, not just the pages this command ran
-    });
-
     it("R4.1: a copy sees the environment as given: the template's own LD_BIND_NOW is not in it", async () => {
       expect(process.env['LD_BIND_NOW']).toBeUndefined();
       const zygote = pool(1);
