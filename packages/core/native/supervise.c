@@ -389,16 +389,10 @@ void exec_command(char *const argv[]) {
     _exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
 
-/* What a command must start with: default dispositions and nothing blocked. C library: only in a
- * fork of its own. */
+/* What a command must start with: default dispositions and nothing blocked. */
 void reset_signals(void) {
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-    sigemptyset(&dfl.sa_mask);
-    for (int sig = 1; sig < NSIG; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP) (void)sigaction(sig, &dfl, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    default_signals(~(SIGNAL_BIT(SIGKILL) | SIGNAL_BIT(SIGSTOP)));
+    block_only(0);
 }
 
 /*
