@@ -471,8 +471,8 @@ static void handle_run(uint32_t id, const char *p, uint32_t len) {
     unsigned char pid[4];
     put_u32(pid, (uint32_t)u->pid);
     send_frame('S', id, pid, sizeof pid);
-    /* S goes out with the next flush, often together with the command's output and X: one
-     * wakeup of the server instead of two. */
+    /* S goes out with the loop's next flush, after the replacement is forked, often together with
+     * the command's first output: one write and one wakeup of the server fewer. */
     refill();
 }
 
