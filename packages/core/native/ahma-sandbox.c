@@ -9,18 +9,20 @@
  *
  *     ahma-sandbox --rw SCOPE ... -- COMMAND ARGS...
  *
- * and this program restricts itself (Landlock + a small seccomp filter), then forks COMMAND, which
- * inherits the restriction. It stays behind as the supervisor of the whole process tree: it is a
- * child subreaper, so everything the command leaves behind (background jobs, `setsid` daemons)
- * re-parents to it and is killed when the command ends or when the helper is told to stop.
+ * and this program confines itself (Landlock, a seccomp deny-list, no capabilities), then forks
+ * COMMAND, which enters a Landlock domain of its own, nested in the helper's, before it runs (so it
+ * cannot signal or ptrace the helper). The helper stays behind as the supervisor of the whole
+ * process tree: it is a child subreaper, so everything the command leaves behind (background jobs,
+ * `setsid` daemons) re-parents to it and is killed when the command ends or when the helper is
+ * told to stop. docs/native.md draws the process tree and the domains.
  *
  * CLI:
  *   ahma-sandbox --probe
  *       prints "landlock-abi=N" and exits 0; exits 78 with the reason on stderr when Landlock is
  *       unavailable.
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--grace-ms N] -- COMMAND [ARG...]
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--grace-ms N] --pool N [--shell PATH] --
  *
  * Exit status: COMMAND's exit status, or death by the same signal that killed COMMAND;
@@ -39,18 +41,17 @@
  *
  * The files, one purpose each:
  *   ahma-sandbox.c  this: argument parsing, the setup both modes share, the one-command mode
- *   landlock.c      the Landlock ABI (declared locally), the ruleset, the --probe check
- *   seccomp.c       the BPF filter that refuses socket(AF_UNIX, ...)
+ *   landlock.c      the Landlock ABI (declared locally), the helper's ruleset, each command's
+ *                   nested domain, the --probe check
+ *   seccomp.c       the BPF deny-list (io_uring, TIOCSTI, device nodes, set-id chmod, namespaces,
+ *                   mounts, keyrings, ...) and the refusal of socket(AF_UNIX, ...)
+ *   capabilities.c  empties every capability set (unless --keep-capabilities)
  *   supervise.c     the supervisor: reaping, descendant scan and termination, exiting like the
  *                   command; the descriptor, signal and exec helpers its forks share
  *   zygote.c        pool mode: units, frames, the event loop
- *   template.c      pool mode: the template bash that clones shell units (with bash/ahma-unit.c,
- *                   a bash builtin built into ahma-unit.so beside this program)
  *   common.c/.h     the program name, exit codes, die() and now_ms()
- *   sys.h           raw system calls, for code that may run in the template's memory
  *
  * Build (scripts/build-native.mjs): cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
- * and cc ... -shared -fPIC -o ahma-unit.so bash/ahma-unit.c supervise.c common.c
  */
 #define _GNU_SOURCE
 
@@ -64,6 +65,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capabilities.h"
 #include "common.h"
 #include "landlock.h"
 #include "seccomp.h"
@@ -73,9 +75,9 @@
 static void usage(FILE *out) {
     fputs("usage: " PROG " --probe\n"
           "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
-          "                    [--grace-ms N] -- COMMAND [ARG...]\n"
+          "                    [--keep-capabilities] [--grace-ms N] -- COMMAND [ARG...]\n"
           "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
-          "                    [--grace-ms N] --pool N [--shell PATH] --\n",
+          "                    [--keep-capabilities] [--grace-ms N] --pool N [--shell PATH] --\n",
           out);
 }
 
@@ -116,7 +118,7 @@ int main(int argc, char **argv) {
     const char **ro = calloc((size_t)argc, sizeof *ro);
     if (rw == NULL || ro == NULL) die(EXIT_HELPER, "out of memory");
     size_t nrw = 0, nro = 0;
-    int allow_unix_sockets = 0, unconfined = 0, cmd = -1, shell_given = 0;
+    int allow_unix_sockets = 0, unconfined = 0, keep_capabilities = 0, cmd = -1, shell_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) {
@@ -150,6 +152,8 @@ int main(int argc, char **argv) {
             allow_unix_sockets = 1;
         } else if (strcmp(arg, "--unconfined") == 0) {
             unconfined = 1;
+        } else if (strcmp(arg, "--keep-capabilities") == 0) {
+            keep_capabilities = 1;
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -191,7 +195,8 @@ int main(int argc, char **argv) {
 
     if (!unconfined) {
         apply_landlock(rw, nrw, ro, nro);
-        if (!allow_unix_sockets) apply_seccomp();
+        apply_seccomp(allow_unix_sockets);
+        if (!keep_capabilities) drop_capabilities();
     }
     free(rw);
     free(ro);
@@ -204,6 +209,7 @@ int main(int argc, char **argv) {
     if (sv.main_pid == 0) {
         /* One chronological stream, as `2>&1`. Descriptors >= 3 are passed through untouched. */
         (void)dup2(STDOUT_FILENO, STDERR_FILENO);
+        enter_command_domain();
         reset_signals();
         exec_command(&argv[cmd]);
     }

@@ -6,10 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
-
-#include "sys.h"
 
 void die(int code, const char *fmt, ...) {
     va_list ap;
@@ -21,9 +18,8 @@ void die(int code, const char *fmt, ...) {
     exit(code);
 }
 
-/* A raw system call: supervisors call this too (supervise.h). */
 int64_t now_ms(void) {
     struct timespec ts = {0, 0};
-    (void)sys2(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

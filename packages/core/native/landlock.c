@@ -1,6 +1,7 @@
 /*
- * Landlock (SPEC §4): restricts this process, and everything it later forks, to reading and
- * executing everywhere and writing only beneath the --rw scopes and a few devices.
+ * Landlock (SPEC §4, R7.6): restricts this process, and everything it later forks, to reading and
+ * executing everywhere but /dev, writing only beneath the --rw scopes, and a few devices; and
+ * puts each command in a Landlock domain of its own, nested in the helper's.
  *
  * The Landlock ABI is declared here rather than taken from <linux/landlock.h>, so the helper builds
  * against old kernel headers and still uses every right of the running kernel.
@@ -9,7 +10,9 @@
 
 #include "landlock.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -50,6 +53,9 @@
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 
+/* The ABI of the helper's own domain; -1 while unconfined. Forks inherit it with the domain. */
+static int confined_abi = -1;
+
 /* The only rights the kernel accepts on a rule for a non-directory. */
 #define LL_FS_FILE_RIGHTS \
     (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
@@ -67,10 +73,18 @@ struct ll_path_beneath_attr {
     int32_t parent_fd;
 } __attribute__((packed));
 
+/*
+ * The devices a tool needs. Everything else in /dev is neither readable nor writable: not the
+ * disks, not /dev/kmsg, not /dev/pts (another terminal's keystrokes are readable there, and
+ * commands have no terminal of their own: stdin is /dev/null). /dev/tty stays: with no controlling
+ * terminal, opening it fails at once (ENXIO), which is how prompts learn not to wait.
+ */
 static const char *const device_paths[] = {
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-    "/dev/urandom", "/dev/tty", "/dev/pts", "/dev/shm",
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/shm",
 };
+
+/* Device nodes may not be made anywhere, not even in the scope (seccomp refuses them too). */
+#define LL_FS_MAKE_DEVICE (LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK)
 
 int landlock_abi(int *err) {
     long abi = syscall(SYS_LL_CREATE_RULESET, NULL, 0, LL_CREATE_RULESET_VERSION);
@@ -123,6 +137,29 @@ static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_
     return 0;
 }
 
+/*
+ * Read and execute beneath every entry of / but /dev, whose names stay listable (a rule on / for
+ * reading directories only) while its devices are granted one by one. An entry that cannot be
+ * opened (a dangling link, a race) is skipped: what cannot be opened cannot be granted.
+ */
+static void allow_reading_all_but_dev(int ruleset, uint64_t handled) {
+    if (add_path_rule(ruleset, "/", LL_FS_READ_DIR, handled) != 0)
+        die(EXIT_HELPER, "cannot open /: %s", strerror(errno));
+    DIR *root = opendir("/");
+    if (root == NULL) die(EXIT_HELPER, "cannot list /: %s", strerror(errno));
+    struct dirent *entry;
+    char path[sizeof entry->d_name + 1];
+    while ((entry = readdir(root)) != NULL) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "dev") == 0)
+            continue;
+        snprintf(path, sizeof path, "/%s", name);
+        /* /bin -> usr/bin: the rule lands on the target, which is beneath / too */
+        (void)add_path_rule(ruleset, path, LL_FS_READ_EXEC, handled);
+    }
+    closedir(root);
+}
+
 void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
     int err = 0;
     int abi = landlock_abi(&err);
@@ -138,20 +175,18 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
     int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
     if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
 
-    if (add_path_rule(ruleset, "/", LL_FS_READ_EXEC, handled) != 0)
-        die(EXIT_HELPER, "cannot open /: %s", strerror(errno));
+    allow_reading_all_but_dev(ruleset, handled);
     for (size_t i = 0; i < nro; i++)
         if (add_path_rule(ruleset, ro[i], LL_FS_READ_EXEC, handled) != 0)
             die(EXIT_HELPER, "--ro %s: %s", ro[i], strerror(errno));
     for (size_t i = 0; i < nrw; i++)
-        if (add_path_rule(ruleset, rw[i], handled, handled) != 0)
+        if (add_path_rule(ruleset, rw[i], handled & ~LL_FS_MAKE_DEVICE, handled) != 0)
             die(EXIT_HELPER, "--rw %s: %s", rw[i], strerror(errno));
     for (size_t i = 0; i < sizeof device_paths / sizeof *device_paths; i++) {
         const char *dev = device_paths[i];
         /* /dev/shm is a tmpfs for shm_open()/sem_open(): it needs to create and remove files. */
-        uint64_t access = strcmp(dev, "/dev/shm") == 0 ? handled
-                          : strcmp(dev, "/dev/pts") == 0 ? LL_FS_DEVICE_RW | LL_FS_READ_DIR
-                                                         : LL_FS_DEVICE_RW;
+        uint64_t access =
+            strcmp(dev, "/dev/shm") == 0 ? handled & ~LL_FS_MAKE_DEVICE : LL_FS_DEVICE_RW;
         (void)add_path_rule(ruleset, dev, access, handled); /* missing devices are skipped */
     }
 
@@ -159,5 +194,25 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
         die(EXIT_HELPER, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
     if (syscall(SYS_LL_RESTRICT_SELF, ruleset, 0) != 0)
         die(EXIT_HELPER, "landlock_restrict_self: %s", strerror(errno));
+    close(ruleset);
+    confined_abi = abi;
+}
+
+/*
+ * A Landlock domain of the command's own, nested in the helper's: with ABI >= 6 it scopes signals
+ * and abstract unix sockets, so a command cannot signal (or connect to) the zygote, its
+ * supervisor or another operation, whose domains are not beneath its own; on every ABI, Landlock
+ * refuses ptrace of a process outside the domain. It handles only the device-making rights
+ * (refused everywhere already): a ruleset must handle something on ABI < 6.
+ */
+void enter_command_domain(void) {
+    int abi = confined_abi;
+    if (abi < 0) return; /* --unconfined */
+    struct ll_ruleset_attr attr = {.handled_access_fs = LL_FS_MAKE_DEVICE};
+    if (abi >= 6) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+    int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
+    if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
+    if (syscall(SYS_LL_RESTRICT_SELF, ruleset, 0) != 0)
+        die(EXIT_HELPER, "landlock_restrict_self (command domain): %s", strerror(errno));
     close(ruleset);
 }

@@ -11,10 +11,17 @@ int landlock_abi(int *err);
 const char *landlock_reason(int err);
 
 /*
- * Confines this process and everything it later starts: read and execute everywhere, write only
- * beneath rw (and a few devices), read beneath ro. Dies with 78 when Landlock is unavailable,
+ * Confines this process and everything it later starts: read and execute everywhere but /dev,
+ * write only beneath rw (and a few devices), read beneath ro; no device nodes made anywhere. Dies with 78 when Landlock is unavailable,
  * 125 on any other failure.
  */
 void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro);
+
+/*
+ * In a command's first process, before it runs anything: a Landlock domain of its own, nested in
+ * the helper's (signals, abstract sockets, ptrace scoped to the command). Nothing when the helper
+ * is unconfined; dies with 125 on failure.
+ */
+void enter_command_domain(void);
 
 #endif

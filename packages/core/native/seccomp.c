@@ -1,13 +1,23 @@
-/* The seccomp filter of the sandbox helper: unix sockets, which Landlock does not confine. */
+/*
+ * The seccomp half of the sandbox (SPEC R7.6): system calls a command never needs and that reach
+ * past what Landlock confines, modelled on Docker's default profile. One filter, built from the
+ * table below for the architecture the helper was compiled for; every process the helper starts
+ * inherits it, and no_new_privs keeps a command from dropping it.
+ */
 #define _GNU_SOURCE
 
 #include "seccomp.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -15,61 +25,218 @@
 
 #include "common.h"
 
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the filter reads the low word of an argument at its offset: little-endian only"
+#endif
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the seccomp filter knows x86_64 and aarch64"
+#endif
+
+/* System calls newer than some C libraries' headers: one number on every architecture. */
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup 425
+#define SYS_io_uring_enter 426
+#define SYS_io_uring_register 427
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#define SYS_fsopen 430
+#define SYS_fsconfig 431
+#define SYS_fsmount 432
+#define SYS_fspick 433
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/* Creating any namespace: a new user namespace hands out capabilities inside it, and every kind
+ * is kernel attack surface a build or test never needs. (In clone(), 0x80 is part of the exit
+ * signal, so CLONE_NEWTIME is checked for unshare() only.) */
+#define NEW_NAMESPACES                                                                            \
+    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | \
+     CLONE_NEWNET)
+#define SET_ID_BITS (S_ISUID | S_ISGID)
+
+enum check {
+    ALWAYS,   /* every call */
+    ARG_IS,   /* (low word of args[arg] & mask) == value */
+    ARG_HAS,  /* (low word of args[arg] & mask) != 0 */
+};
+
+struct rule {
+    long nr;
+    enum check check;
+    unsigned arg;
+    uint32_t mask, value;
+    int err; /* the errno the call fails with */
+};
+
+#define DENY(nr) {nr, ALWAYS, 0, 0, 0, EPERM}
+#define DENY_IF_IS(nr, arg, mask, value) {nr, ARG_IS, arg, mask, value, EPERM}
+#define DENY_IF_HAS(nr, arg, mask) {nr, ARG_HAS, arg, mask, 0, EPERM}
+
+static const struct rule deny_list[] = {
+    /* io_uring runs operations (socket, connect, open) outside the system calls filtered here. */
+    DENY(SYS_io_uring_setup),
+    DENY(SYS_io_uring_enter),
+    DENY(SYS_io_uring_register),
+    /* Typing into a terminal outside (TIOCSTI) and the Linux console's ioctl (TIOCLINUX). */
+    DENY_IF_IS(SYS_ioctl, 1, 0xffffffffU, TIOCSTI),
+    DENY_IF_IS(SYS_ioctl, 1, 0xffffffffU, TIOCLINUX),
+    /* Device nodes: a block or character device made in the scope would reach any disk. */
+#ifdef SYS_mknod
+    DENY_IF_IS(SYS_mknod, 1, S_IFMT, S_IFBLK),
+    DENY_IF_IS(SYS_mknod, 1, S_IFMT, S_IFCHR),
+#endif
+    DENY_IF_IS(SYS_mknodat, 2, S_IFMT, S_IFBLK),
+    DENY_IF_IS(SYS_mknodat, 2, S_IFMT, S_IFCHR),
+    /* Set-user-ID and set-group-ID bits: Landlock does not see chmod, anywhere. */
+#ifdef SYS_chmod
+    DENY_IF_HAS(SYS_chmod, 1, SET_ID_BITS),
+#endif
+    DENY_IF_HAS(SYS_fchmod, 1, SET_ID_BITS),
+    DENY_IF_HAS(SYS_fchmodat, 2, SET_ID_BITS),
+    DENY_IF_HAS(SYS_fchmodat2, 2, SET_ID_BITS),
+    /* Namespaces; clone3() hides its flags in memory, so it is refused with ENOSYS, which makes
+     * the C library fall back to clone(), whose flags are checked. */
+    DENY_IF_HAS(SYS_clone, 0, NEW_NAMESPACES),
+    DENY_IF_HAS(SYS_unshare, 0, NEW_NAMESPACES | CLONE_NEWTIME),
+    {SYS_clone3, ALWAYS, 0, 0, 0, ENOSYS},
+    DENY(SYS_setns),
+    /* Mounts (Landlock refuses them too, but only for the old mount() family). */
+    DENY(SYS_mount),
+    DENY(SYS_umount2),
+    DENY(SYS_pivot_root),
+    DENY(SYS_open_tree),
+    DENY(SYS_move_mount),
+    DENY(SYS_fsopen),
+    DENY(SYS_fsconfig),
+    DENY(SYS_fsmount),
+    DENY(SYS_fspick),
+    DENY(SYS_mount_setattr),
+    /* Files by handle bypass path checks. */
+    DENY(SYS_open_by_handle_at),
+    /* Kernel keyrings, BPF, perf, userfaultfd: attack surface with no use in a build. */
+    DENY(SYS_keyctl),
+    DENY(SYS_add_key),
+    DENY(SYS_request_key),
+    DENY(SYS_bpf),
+    DENY(SYS_perf_event_open),
+    DENY(SYS_userfaultfd),
+    /* The machine itself: modules, kexec, reboot, swap, accounting, the kernel log. */
+    DENY(SYS_init_module),
+    DENY(SYS_finit_module),
+    DENY(SYS_delete_module),
+    DENY(SYS_kexec_load),
+#ifdef SYS_kexec_file_load
+    DENY(SYS_kexec_file_load),
+#endif
+    DENY(SYS_reboot),
+    DENY(SYS_swapon),
+    DENY(SYS_swapoff),
+    DENY(SYS_acct),
+    DENY(SYS_syslog),
+#ifdef SYS_iopl
+    DENY(SYS_iopl),
+    DENY(SYS_ioperm),
+#endif
+};
+
 /*
  * Landlock governs filesystem access, but connecting to a *pathname* unix socket is not a
  * filesystem write it covers (only creating the socket file is), and ABI 6 scoping covers
  * abstract sockets only. A sandboxed `tmux send-keys -t outside 'rm -rf ~' Enter` would make an
  * unconfined tmux server outside the sandbox run anything. So socket(AF_UNIX, ...) fails with
- * EACCES unless the server allows it (--allow-unix-sockets). socketpair() stays allowed: libuv
- * (Node), Python and shells use it for pipes, and it cannot reach anything outside.
- *
- * On x86_64, x32 syscalls (nr | 0x40000000) are a second syscall table the filter would have to
- * mirror, so they are refused. Any other audit arch (e.g. i386 via int 0x80, whose socketcall()
- * multiplexer hides the socket family in memory a filter cannot read) is refused outright.
+ * EACCES unless the server allows it. socketpair() stays allowed: libuv (Node), Python and shells
+ * use it for pipes, and it cannot reach anything outside.
  */
-#define X32_SYSCALL_BIT 0x40000000U
-#define NR_SOCKET_X86_64 41
-#define NR_SOCKET_AARCH64 198
+static const struct rule unix_socket_rule = {SYS_socket, ARG_IS, 0, 0xffffffffU, AF_UNIX, EACCES};
 
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the seccomp filter reads the low word of args[0] at offset 0: little-endian only"
+#define MAX_FILTER 512
+struct program {
+    struct sock_filter insn[MAX_FILTER];
+    unsigned short len;
+};
+
+static void emit(struct program *p, struct sock_filter insn) {
+    if (p->len == MAX_FILTER) die(EXIT_HELPER, "seccomp filter too long");
+    p->insn[p->len++] = insn;
+}
+
+static struct sock_filter ret_errno(int err) {
+    return (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA));
+}
+
+/* The low word of an argument (the kernel reads these as 32-bit values: int, mode_t, cmd). */
+static struct sock_filter load_arg(unsigned arg) {
+    return (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                        offsetof(struct seccomp_data, args[0]) + 8 * arg);
+}
+
+static const struct sock_filter load_nr = BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                                   offsetof(struct seccomp_data, nr));
+
+/* One rule; expects the syscall number in A and leaves it there. */
+static void emit_rule(struct program *p, const struct rule *r) {
+    uint32_t nr = (uint32_t)r->nr;
+    switch (r->check) {
+    case ALWAYS:
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
+        emit(p, ret_errno(r->err));
+        return;
+    case ARG_IS: /* nr? load arg, mask, compare: fail, or reload nr */
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 5));
+        emit(p, load_arg(r->arg));
+        emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, r->mask));
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 0, 1));
+        emit(p, ret_errno(r->err));
+        emit(p, load_nr);
+        return;
+    case ARG_HAS:
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
+        emit(p, load_arg(r->arg));
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, r->mask, 0, 1));
+        emit(p, ret_errno(r->err));
+        emit(p, load_nr);
+        return;
+    }
+}
+
+void apply_seccomp(int allow_unix_sockets) {
+    static struct program p; /* static: 4 KiB is more than a small stack should carry */
+    p.len = 0;
+    /* Another architecture's system calls (i386 through int 0x80: its socketcall() hides the
+     * family in memory) would need a second table: refused outright. */
+    emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof(struct seccomp_data, arch)));
+    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0));
+    emit(&p, ret_errno(EPERM));
+    emit(&p, load_nr);
+#if defined(__x86_64__)
+    /* x32 system calls (nr | 0x40000000) are a second table too. */
+    emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, 0, 1));
+    emit(&p, ret_errno(EPERM));
 #endif
+    for (size_t i = 0; i < sizeof deny_list / sizeof *deny_list; i++) emit_rule(&p, &deny_list[i]);
+    if (!allow_unix_sockets) emit_rule(&p, &unix_socket_rule);
+    emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 
-void apply_seccomp(void) {
-    enum { /* instruction indexes, for the jump offsets below */
-           L_ARCH_X86 = 3,
-           L_ARCH_ARM = 6,
-           L_CHECK_FAMILY = 8,
-           L_ALLOW = 10,
-           L_FOREIGN = 11,
-           L_DENY = 12 };
-#define JUMP(from, to) ((to) - (from) - 1)
-    struct sock_filter filter[] = {
-        /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, JUMP(1, L_ARCH_X86), 0),
-        /* 2 */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, JUMP(2, L_ARCH_ARM),
-                 JUMP(2, L_FOREIGN)),
-        /* 3: x86_64 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, JUMP(4, L_DENY), 0),
-        /* 5 */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_SOCKET_X86_64, JUMP(5, L_CHECK_FAMILY),
-                 JUMP(5, L_ALLOW)),
-        /* 6: aarch64 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        /* 7 */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_SOCKET_AARCH64, JUMP(7, L_CHECK_FAMILY),
-                 JUMP(7, L_ALLOW)),
-        /* 8: socket(): the family is an int, the kernel ignores the upper half of the register */
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, JUMP(9, L_DENY), JUMP(9, L_ALLOW)),
-        /* 10 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        /* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        /* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
-    };
-#undef JUMP
-    _Static_assert(sizeof filter / sizeof *filter == L_DENY + 1, "jump labels out of date");
-    struct sock_fprog prog = {.len = (unsigned short)(sizeof filter / sizeof *filter),
-                              .filter = filter};
+    struct sock_fprog prog = {.len = p.len, .filter = p.insn};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         die(EXIT_HELPER, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)

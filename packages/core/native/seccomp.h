@@ -2,7 +2,11 @@
 #ifndef AHMA_SANDBOX_SECCOMP_H
 #define AHMA_SANDBOX_SECCOMP_H
 
-/* Makes socket(AF_UNIX, ...) fail with EACCES for this process and all it starts; 125 on failure. */
-void apply_seccomp(void);
+/*
+ * Installs the deny-list filter for this process and all it starts (io_uring, TIOCSTI, device
+ * nodes, set-id chmod, namespaces, mounts, keyrings, bpf, ...), and, unless allow_unix_sockets,
+ * makes socket(AF_UNIX, ...) fail with EACCES. Dies with 125 on failure.
+ */
+void apply_seccomp(int allow_unix_sockets);
 
 #endif

@@ -1,13 +1,7 @@
 /*
  * Process supervision (SPEC §3): the supervisor that outlives the command and ends its whole tree,
  * and the descriptor, signal and exec helpers its forks share. Used by the one-command mode
- * (ahma-sandbox.c), by every unit of the pool zygote (zygote.c) and by the template bash's
- * builtin (bash/ahma-unit.c), which links this file into ahma-unit.so.
- *
- * What a supervisor runs (the unit set-up, the supervision, the tree's termination, the
- * descriptor helpers) makes raw system calls only (sys.h) and keeps its state in struct
- * supervisor: no errno, no malloc, no stdio, no global written. So it is also safe in a
- * supervisor that shares the template shell's memory with other supervisors (ahma-unit.c).
+ * (ahma-sandbox.c) and by every unit of the pool zygote (zygote.c).
  */
 #ifndef AHMA_SANDBOX_SUPERVISE_H
 #define AHMA_SANDBOX_SUPERVISE_H
@@ -30,15 +24,6 @@ struct supervisor {
     pid_t main_pid;
     int main_status;
     int main_done;
-    /*
-     * Memory for the table of a /proc scan: `scratch` (scratch_bytes, none when 0) first; a larger
-     * table is mapped and recorded in `mapped` while it exists, so that whoever owns this struct
-     * can unmap it should the supervisor die during a scan (ahma-unit.c: the template's memory).
-     */
-    void *scratch;
-    size_t scratch_bytes;
-    void *mapped;
-    size_t mapped_bytes;
 };
 
 /*

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "landlock.h"
 #include "supervise.h"
-#include "template.h"
 
 /*
  * `--pool N`: the helper, sandboxed once, runs every command in a unit of its own and keeps N warm
@@ -51,20 +51,18 @@
  * SIGTERM to every supervisor, SIGKILL after grace + 1 s, then nothing of ours is left; exit 0.
  *
  * A unit: the zygote creates the pipe `out` (B's fds 1 and 2 -> zygote), a memfd `body` and a
- * pipe `go` (zygote -> B), and forks S (or has the template start it), which takes a session,
+ * pipe `go` (zygote -> B), and forks S, which takes a session,
  * becomes a subreaper, starts B and supervises it exactly like the one-command mode. B waits,
  * blocked reading `go`, until the zygote hands it a request: the payload into the memfd, then one
  * NUL byte into the pipe. N units of each mode are kept ready this way, so a request costs no fork
  * on its way (~0.2 ms on the critical path): the oldest idle unit takes it, and its replacement is
  * forked right after. When none is idle, a unit is forked on the spot and handed the request at
  * once. B depends on the mode:
- *   shell  a warm shell (go on fd 3, body on fd 4): a copy of the template bash, whose S runs in
- *          the template's memory (template.c, bash/ahma-unit.c), or, without a template, S forked
- *          here and `SHELL --noprofile --norc -c BOOTSTRAP`. Either way it
- *          reads the request from fd 4 in one `mapfile` and runs that one script. A memfd is
- *          seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte (~0.6 us
- *          a byte). The script's builtins run without any exec, so the warm shell saves its own
- *          start-up.
+ *   shell  a warm shell (go on fd 3, body on fd 4): `SHELL --noprofile --norc -c BOOTSTRAP`,
+ *          which reads the request from fd 4 in one `mapfile` and runs that one script. A memfd
+ *          is seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte
+ *          (~0.6 us a byte). The script's builtins run without any exec, so the warm shell saves
+ *          its own start-up.
  *   argv   a fork of the helper, its descriptors and signals already set up for the command: it
  *          reads the request (go byte, memfd), changes to cwd and executes the words with the
  *          same messages and exit codes as the one-command mode (125 cwd, 126 cannot execute,
@@ -76,7 +74,16 @@
 #define IDLE_DEATH_LIMIT 3
 #define FRAME_HEADER 9
 
-static const char bootstrap[] = SHELL_UNIT_BOOTSTRAP;
+/* The script a shell unit's B runs: wait for the go byte, read the request, run its script. */
+static const char bootstrap[] =
+    "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */
+    "mapfile -d '' -t __ahma_req <&4\n"               /* cwd, mode (shell), script */
+    "exec 3<&- 4<&-\n"
+    "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"
+    "cd -- \"${__ahma_req[0]}\" || exit 125\n"
+    "__ahma_script=${__ahma_req[2]}\n"
+    "unset __ahma_go __ahma_req\n"
+    "eval \"unset __ahma_script; $__ahma_script\"\n";
 
 enum mode { MODE_SHELL, MODE_ARGV, MODES };
 static const char *const warm_name[MODES] = {"warm shell", "warm argv unit"};
@@ -128,7 +135,6 @@ static void begin_shutdown(void) {
     got_term = 0;
     if (shutting_down) return;
     shutting_down = 1;
-    template_gone(0);
     kill_deadline = now_ms() + grace_ms + 1000;
     final_deadline = kill_deadline + 2000;
     for (size_t i = 0; i < nunits; i++) {
@@ -306,19 +312,16 @@ static void run_unit(enum mode mode, int go_r, int body, int out_w) {
             (void)dup2(out_w, STDOUT_FILENO);
             (void)dup2(out_w, STDERR_FILENO);
             close_fds_except(go_r, body, -1);
+            enter_command_domain();
             reset_signals();
             run_argv(go_r, body);
         }
     } else {
-        /*
-         * vfork: B borrows S's memory until it executes (~0.1 ms less than a fork). That is safe
-         * here: S is single-threaded and installs no signal handler (its signals are blocked or
-         * default), and B only makes system calls on its own descriptors and signal state, then
-         * executes or calls _exit, never returning from this function.
-         */
-        sv.main_pid = vfork();
+        /* A fork, not a vfork: B changes its own credentials (its Landlock domain) before exec. */
+        sv.main_pid = fork();
         if (sv.main_pid == 0) {
             give_shell_unit_fds(go_r, body, out_w);
+            enter_command_domain();
             reset_signals();
             char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
                                   (char *)bootstrap, NULL};
@@ -346,25 +349,9 @@ static struct unit *spawn_unit(enum mode mode) {
     if (u == NULL) return NULL;
     int go[2] = {-1, -1}, body = -1, out[2] = {-1, -1};
     pid_t pid = -1;
-    for (int fresh = 0; fresh < 2; fresh++) {
-        if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) < 0 || pipe2(go, O_CLOEXEC) != 0 ||
-            pipe2(out, O_CLOEXEC) != 0)
-            break;
-        if (mode == MODE_SHELL) pid = clone_from_template(go[0], body, out[1]);
-        if (pid == TEMPLATE_FATE_UNKNOWN) {
-            /* The template may have cloned a unit holding these descriptors after all: a new set
-             * for ours, so that unit (if any) gets EOF, exits 125 and is swept as a stranger. */
-            close_fd(&go[0]);
-            close_fd(&go[1]);
-            close_fd(&body);
-            close_fd(&out[0]);
-            close_fd(&out[1]);
-            pid = -1;
-            continue;
-        }
-        if (pid < 0 && (pid = fork()) == 0) run_unit(mode, go[0], body, out[1]);
-        break;
-    }
+    if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
+        pipe2(out, O_CLOEXEC) == 0 && (pid = fork()) == 0)
+        run_unit(mode, go[0], body, out[1]);
     int err = errno;
     close_fd(&go[0]);
     close_fd(&out[1]);
@@ -564,14 +551,6 @@ static void reap_units(void) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
         if (pid <= 0) return;
-        if (pid == template_pid) {
-            if (!shutting_down)
-                fprintf(stderr, PROG ": the template shell (pid %d) ended: %s %d\n", (int)pid,
-                        WIFSIGNALED(status) ? "signal" : "exit status",
-                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-            template_gone(1);
-            continue;
-        }
         struct unit *u = NULL;
         for (size_t i = 0; i < nunits && u == NULL; i++)
             if (!units[i]->gone && !units[i]->reaped && units[i]->pid == pid) u = units[i];
@@ -606,7 +585,6 @@ static void sweep_strays(void) {
     pid_t *live = malloc((nunits + 1) * sizeof *live);
     if (live == NULL) return;
     size_t n = 0;
-    if (template_pid > 0) live[n++] = template_pid;
     for (size_t i = 0; i < nunits; i++)
         if (!units[i]->gone && !units[i]->reaped) live[n++] = units[i]->pid;
     signal_descendants_except(NULL, SIGKILL, live, n);
@@ -634,7 +612,6 @@ void run_zygote(void) {
     /* Not dumpable: a sandboxed command (same user, same Landlock domain) cannot ptrace the zygote
      * or take its descriptors. Forks keep this; a command's exec resets it. */
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    start_template(zygote_pid);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, NULL); /* a vanished reader is EPIPE, not death */
