@@ -202,16 +202,21 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
  * A Landlock domain of the command's own, nested in the helper's: with ABI >= 6 it scopes signals
  * and abstract unix sockets, so a command cannot signal (or connect to) the zygote, its
  * supervisor or another operation, whose domains are not beneath its own; on every ABI, Landlock
- * refuses ptrace of a process outside the domain. It handles only the device-making rights
- * (refused everywhere already): a ruleset must handle something on ABI < 6.
+ * refuses ptrace of a process outside the domain. It confines no path further: it handles the
+ * device-making rights (refused everywhere already; a ruleset must handle something before ABI 6)
+ * and REFER, granted beneath / (Landlock refuses linking or renaming across directories in any
+ * domain that does not grant REFER, handled or not).
  */
 void enter_command_domain(void) {
     int abi = confined_abi;
     if (abi < 0) return; /* --unconfined */
     struct ll_ruleset_attr attr = {.handled_access_fs = LL_FS_MAKE_DEVICE};
+    if (abi >= 2) attr.handled_access_fs |= LL_FS_REFER;
     if (abi >= 6) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
     int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
     if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
+    if (abi >= 2 && add_path_rule(ruleset, "/", LL_FS_REFER, attr.handled_access_fs) != 0)
+        die(EXIT_HELPER, "cannot open /: %s", strerror(errno));
     if (syscall(SYS_LL_RESTRICT_SELF, ruleset, 0) != 0)
         die(EXIT_HELPER, "landlock_restrict_self (command domain): %s", strerror(errno));
     close(ruleset);

@@ -27,47 +27,22 @@
 
 /*
  * `--pool N`: the helper, sandboxed once, runs every command in a unit of its own and keeps N warm
- * units of each mode ready; every fork inherits the sandbox. Wire protocol, both directions:
- * frames of a 9-byte header (type: one ASCII byte; id: u32 little-endian, chosen by the server;
- * length: u32 little-endian) followed by `length` payload bytes.
- *
- *   server -> zygote (stdin)
- *     R run      cwd NUL mode NUL word NUL ...  (mode "argv": the words are argv; "shell": one
- *                word, a bash script); answered by S, or by E (duplicate id, malformed payload,
- *                fork failure)
- *     K kill     one byte, a signal number, sent to the unit's supervisor, which ends the whole
- *                tree (SIGTERM, grace, SIGKILL); an unknown or finished id is ignored
- *   zygote -> server (stdout, frames only; diagnostics go to stderr)
- *     S started  u32 pid of the unit's supervisor (session and process group leader)
- *     O output   up to 64 KiB of the command's merged stdout and stderr, in order
- *     X exit     i32 exit code (-1 when signalled), i32 signal (0 when none); sent once the output
- *                pipe reached EOF and the supervisor was reaped, so every O precedes it
- *     E error    UTF-8 message; the id is finished
- *
- * Writes to stdout are complete: while the server does not read, the zygote waits (backpressure).
- * The frames of one turn of the event loop are written together before it blocks again, so a
- * command's last output and its X, when both are there, cost the server one wakeup.
- * stdin EOF, SIGTERM, SIGINT or SIGHUP (also PDEATHSIG when the server dies) shut the pool down:
- * SIGTERM to every supervisor, SIGKILL after grace + 1 s, then nothing of ours is left; exit 0.
+ * units of each mode ready; every fork inherits the sandbox, and each command's first process
+ * enters a Landlock domain of its own. docs/native.md is the one description of the processes,
+ * their domains and the frame protocol (R run, K kill; S started, O output, X exit, E error).
  *
  * A unit: the zygote creates the pipe `out` (B's fds 1 and 2 -> zygote), a memfd `body` and a
- * pipe `go` (zygote -> B), and forks S, which takes a session,
- * becomes a subreaper, starts B and supervises it exactly like the one-command mode. B waits,
- * blocked reading `go`, until the zygote hands it a request: the payload into the memfd, then one
- * NUL byte into the pipe. N units of each mode are kept ready this way, so a request costs no fork
- * on its way (~0.2 ms on the critical path): the oldest idle unit takes it, and its replacement is
- * forked right after. When none is idle, a unit is forked on the spot and handed the request at
- * once. B depends on the mode:
- *   shell  a warm shell (go on fd 3, body on fd 4): `SHELL --noprofile --norc -c BOOTSTRAP`,
- *          which reads the request from fd 4 in one `mapfile` and runs that one script. A memfd
- *          is seekable, so bash reads it in 4 KiB blocks; a pipe it would read byte by byte
- *          (~0.6 us a byte). The script's builtins run without any exec, so the warm shell saves
- *          its own start-up.
- *   argv   a fork of the helper, its descriptors and signals already set up for the command: it
- *          reads the request (go byte, memfd), changes to cwd and executes the words with the
- *          same messages and exit codes as the one-command mode (125 cwd, 126 cannot execute,
- *          127 not found). No shell in between: it would cost more than it saves.
- * A B that gets EOF instead of the byte (the zygote died, or shuts down) exits 125.
+ * pipe `go` (zygote -> B), and forks S, which takes a session, becomes a subreaper, starts B and
+ * supervises it exactly like the one-command mode. B waits, blocked reading `go`, until the zygote
+ * hands it a request: the payload into the memfd, then one NUL byte into the pipe. The oldest idle
+ * unit takes a request and its replacement is forked right after; when none is idle, a unit is
+ * forked on the spot. B depends on the mode:
+ *   shell  `SHELL --noprofile --norc -c BOOTSTRAP` (go on fd 3, body on fd 4), which reads the
+ *          request in one `mapfile` and runs that one script. A memfd is seekable, so bash reads
+ *          it in 4 KiB blocks; a pipe it would read byte by byte (~0.6 us a byte).
+ *   argv   a fork of the helper: it reads the request, changes to cwd and executes the words with
+ *          the one-command mode's messages and exit codes (125 cwd, 126 cannot execute, 127 not
+ *          found). No shell in between: it would cost more than it saves.
  */
 #define OUTPUT_CHUNK 65536
 #define MAX_PAYLOAD (64U << 20)

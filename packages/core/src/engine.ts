@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from './logger.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
@@ -19,6 +20,10 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly extraWritable?: readonly string[];
   readonly writableTemp?: boolean;
   readonly allowUnixSockets?: boolean;
+  /** --keep-capabilities: commands keep the server's capabilities (root's, say). */
+  readonly keepCapabilities?: boolean;
+  /** Where the engine reports trouble it handles on its own (the pool's); silent by default. */
+  readonly logger?: Logger;
   /** --no-shell-pool. */
   readonly noShellPool?: boolean;
   readonly poolSize?: number;
@@ -62,6 +67,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     ...(options.allowUnixSockets === undefined
       ? {}
       : { allowUnixSockets: options.allowUnixSockets }),
+    ...(options.keepCapabilities === undefined
+      ? {}
+      : { keepCapabilities: options.keepCapabilities }),
     ...(options.helperPath === undefined ? {} : { helperPath: options.helperPath }),
   });
   const env = commandEnvironment(options.env ?? process.env, sandbox.cacheRoot);
@@ -74,6 +82,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           env,
           ...(options.poolSize === undefined ? {} : { size: options.poolSize }),
           ...(options.poolIdleMs === undefined ? {} : { idleMs: options.poolIdleMs }),
+          ...(options.logger === undefined ? {} : { logger: options.logger }),
         });
   pool?.start();
   const executor = new Executor({

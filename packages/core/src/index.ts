@@ -103,6 +103,7 @@ export {
 } from './argv/prepare.js';
 
 export { createEngine, type Engine, type EngineOptions } from './engine.js';
+export { silentLogger, type Logger } from './logger.js';
 export { resolveSandboxScope, SANDBOX_SCOPE_ENV, type ScopeSource } from './sandbox/scope.js';
 export {
   createSandbox,

@@ -8,6 +8,8 @@ export interface ServerOptions {
   readonly tools: readonly string[];
   readonly sandboxScope: string | undefined;
   readonly noSandbox: boolean;
+  /** Commands keep the server's capabilities (R7.6 opt-out). */
+  readonly keepCapabilities: boolean;
   /** Force every call synchronous (R3.4). */
   readonly sync: boolean;
   /** Default timeout of a command, in seconds. */
@@ -45,6 +47,7 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --tools a,b              enable bundled catalog definitions by name
   --sandbox-scope DIR      the only tree commands may write to (default: AHMA_SANDBOX_SCOPE, else cwd)
   --no-sandbox             run commands UNCONFINED (trusted environments only)
+  --keep-capabilities      let commands keep the server's capabilities (root's: see docs/security.md)
   --sync                   make every call synchronous
   --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
@@ -64,6 +67,7 @@ const ENV: Record<string, string> = {
   tools: 'AHMA_TOOLS',
   timeout: 'AHMA_TIMEOUT',
   'no-sandbox': 'AHMA_NO_SANDBOX',
+  'keep-capabilities': 'AHMA_KEEP_CAPABILITIES',
   sync: 'AHMA_SYNC',
   'no-shell-pool': 'AHMA_NO_SHELL_POOL',
   'no-hot-reload': 'AHMA_NO_HOT_RELOAD',
@@ -93,6 +97,7 @@ export function parseCommandLine(
         tools: { type: 'string' },
         'sandbox-scope': { type: 'string' },
         'no-sandbox': { type: 'boolean' },
+        'keep-capabilities': { type: 'boolean' },
         sync: { type: 'boolean' },
         timeout: { type: 'string' },
         'no-shell-pool': { type: 'boolean' },
@@ -154,6 +159,7 @@ export function parseCommandLine(
         .filter((name) => name !== ''),
       sandboxScope: values['sandbox-scope'],
       noSandbox: flag('no-sandbox'),
+      keepCapabilities: flag('keep-capabilities'),
       sync: flag('sync'),
       timeoutSeconds: timeout,
       noShellPool: flag('no-shell-pool'),

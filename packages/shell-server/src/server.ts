@@ -41,7 +41,9 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
   const engine = await createEngine({
     scope,
     noSandbox: options.noSandbox,
+    keepCapabilities: options.keepCapabilities,
     noShellPool: options.noShellPool,
+    logger,
     onListenerError: (error) => logger.error({ err: error }, 'completion listener failed'),
   });
   for (const warning of engine.sandbox.warnings) logger.warn(warning);

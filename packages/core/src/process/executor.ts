@@ -8,7 +8,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { StepRecord } from '../sequence/run-sequence.js';
 import type { Environment } from './environment.js';
 import { OutputCollector, type OutputLimits } from './output.js';
-import { runningChild, type RunningCommand } from './running-command.js';
+import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
 
 export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
@@ -55,6 +55,8 @@ export interface ExecutorOptions {
 }
 
 export const DEFAULT_GRACE_MS = 2000;
+/** How long the watchdog waits after the SIGKILL backstop before the server kills by itself. */
+const WATCHDOG_MS = 2000;
 
 /** The argv that runs a script: bash without startup files, so no user rc changes behaviour. */
 export function shellArgv(script: string): string[] {
@@ -118,11 +120,23 @@ export class Executor {
     let timedOut = false;
     let cancelled = false;
     let backstop: NodeJS.Timeout | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
 
     const terminate = () => {
       running.terminate('SIGTERM');
-      // The helper escalates to SIGKILL itself after the grace; this covers a helper that cannot.
-      backstop ??= setTimeout(() => running.terminate('SIGKILL'), graceMs + 1000);
+      // The helper escalates to SIGKILL itself after the grace; this covers a helper that cannot,
+      // and the watchdog one that does not answer at all (stopped, wedged): then the server kills
+      // the processes itself, so a timeout or cancel always ends the operation.
+      backstop ??= setTimeout(() => {
+        running.terminate('SIGKILL');
+        watchdog = setTimeout(
+          () =>
+            running.forceEnd(
+              `the command's supervisor did not end it within ${String(graceMs + 1000 + WATCHDOG_MS)} ms; the server killed its processes itself`,
+            ),
+          WATCHDOG_MS,
+        );
+      }, graceMs + 1000);
     };
     const timer =
       request.timeoutMs === undefined
@@ -137,16 +151,24 @@ export class Executor {
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
 
+    // One wait for the log at a time: pooled output keeps arriving for a moment after pause()
+    // (frames already read from the zygote), and each wait would add listeners to the log.
+    let waitingForLog = false;
     running.onOutput((chunk) => {
-      if (!collector.push(chunk)) {
+      if (!collector.push(chunk) && !waitingForLog) {
+        waitingForLog = true;
         running.pause();
-        void collector.drained().then(() => running.resume());
+        void collector.drained().then(() => {
+          waitingForLog = false;
+          running.resume();
+        });
       }
     });
 
     const exit = await running.exit;
     clearTimeout(timer);
     clearTimeout(backstop);
+    clearTimeout(watchdog);
     request.signal?.removeEventListener('abort', onAbort);
     const collected = await collector.finish();
     return {
@@ -159,10 +181,7 @@ export class Executor {
             : 'failed',
       exitCode: exit.code,
       signal: exit.signal,
-      output:
-        exit.error === undefined
-          ? collected.output
-          : `${collected.output}ahma: could not run the command: ${exit.error.message}\n`,
+      output: collected.output + endNote(exit, timedOut || cancelled),
       truncated: collected.truncated,
       fullOutputPath: collected.fullOutputPath,
       durationMs: performance.now() - started,
@@ -170,6 +189,15 @@ export class Executor {
       cancelled,
     };
   }
+}
+
+/** A last line saying why the command ended, when its output cannot (empty when it can). */
+function endNote(exit: ExitStatus, stopped: boolean): string {
+  if (exit.error !== undefined) return `ahma: could not run the command: ${exit.error.message}\n`;
+  if (exit.note !== undefined) return `ahma: ${exit.note}\n`;
+  // A timeout or cancel says so in the status; any other death by a signal says so here.
+  if (exit.signal !== null && !stopped) return `ahma: the command was killed by ${exit.signal}\n`;
+  return '';
 }
 
 function assertNoNul(command: Command): void {

@@ -1,21 +1,17 @@
 // The pre-warmed shell pool (R4.1, SPEC §5). Spawning from Node costs milliseconds and grows with the
 // server's memory, so Node spawns nothing per command: one long-lived, already sandboxed helper (the
-// zygote, `ahma-sandbox --pool N`) keeps N warm shells and forks replacements itself (copies of one
-// template bash, so no shell start-up per command: native/template.c). Each warm shell
-// serves exactly one command and exits, so nothing (cd, variables, `exit`, background jobs) leaks
-// into the next, and each runs under its own supervisor and process group.
-//
-// Node and the zygote talk in frames: type (u8), id (u32 LE), length (u32 LE), payload.
-//   → 'R' run: cwd NUL mode NUL word NUL …   (mode "argv" or "shell"; never parsed by a shell
-//             except the one script of a sandboxed_shell call)
-//   → 'K' kill: one byte, the signal number
-//   ← 'S' started: u32 supervisor pid   ← 'O' output bytes   ← 'E' error text
-//   ← 'X' exit: i32 code (−1 when signalled), i32 signal number; sent after all of the output.
+// zygote, `ahma-sandbox --pool N`) keeps N warm shells and forks replacements itself. Each warm
+// shell serves exactly one command and exits, so nothing (cd, variables, `exit`, background jobs)
+// leaks into the next, and each runs under its own supervisor, process group and Landlock domain.
+// Node and the zygote talk in frames (R run, K kill; S started, O output, X exit, E error), described
+// once, with the processes and their Landlock domains, in docs/native.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
+import { silentLogger, type Logger } from '../logger.js';
 import type { CommandLine, Sandbox } from '../sandbox/sandbox.js';
 import type { Environment } from './environment.js';
 import type { Command } from './executor.js';
+import { killTree } from './kill-tree.js';
 import type { ExitStatus, RunningCommand } from './running-command.js';
 
 export interface ShellPoolOptions {
@@ -25,6 +21,8 @@ export interface ShellPoolOptions {
   readonly size?: number;
   /** Idle time after which the zygote and its warm shells are stopped (default 5 minutes). */
   readonly idleMs?: number;
+  /** Where the zygote's diagnostics and the pool's own troubles are reported. */
+  readonly logger?: Logger;
 }
 
 export interface ShellPoolStats {
@@ -46,6 +44,9 @@ export const DEFAULT_POOL_IDLE_MS = 5 * 60 * 1000;
 const HEADER_BYTES = 9;
 /** Zygotes that die on their own in a row before the pool stops restarting them. */
 const MAX_CRASHES = 3;
+/** After the watchdog killed a unit's tree: how long the zygote has to report it (X) before the
+ * server takes it for wedged and restarts the pool. */
+const ZYGOTE_ANSWER_MS = 1000;
 
 interface Pending {
   handler: ((chunk: Buffer) => void) | undefined;
@@ -53,12 +54,17 @@ interface Pending {
   resolve: (status: ExitStatus) => void;
   /** This command holds the shared output paused (its consumer is behind). */
   paused: boolean;
+  /** The unit's supervisor, once the zygote said (its S frame). */
+  supervisor: number | undefined;
+  /** The zygote running it. */
+  readonly zygote: ChildProcess;
 }
 
 export class ShellPool {
   readonly #options: ShellPoolOptions;
   readonly #size: number;
   readonly #idleMs: number;
+  readonly #logger: Logger;
   readonly #pending = new Map<number, Pending>();
   #zygote: ChildProcess | undefined;
   #inbox: Buffer = Buffer.alloc(0);
@@ -73,6 +79,7 @@ export class ShellPool {
     this.#options = options;
     this.#size = options.size ?? DEFAULT_POOL_SIZE;
     this.#idleMs = options.idleMs ?? DEFAULT_POOL_IDLE_MS;
+    this.#logger = options.logger ?? silentLogger;
   }
 
   get stats(): ShellPoolStats {
@@ -114,6 +121,8 @@ export class ShellPool {
       buffered: [],
       resolve: resolveExit,
       paused: false,
+      supervisor: undefined,
+      zygote,
     };
     this.#pending.set(id, pending);
     return {
@@ -130,6 +139,7 @@ export class ShellPool {
           this.#zygote?.stdin?.write(frame('K', id, Buffer.from([constants.signals[signal]])));
         }
       },
+      forceEnd: (reason) => void this.#forceEnd(id, zygote, reason),
       exit,
     };
   }
@@ -154,16 +164,28 @@ export class ShellPool {
     this.#inbox = Buffer.alloc(0);
     const startedAt = Date.now();
     zygote.stdin?.on('error', () => undefined);
-    // Its diagnostics are not protocol; read them so the pipe never fills.
-    zygote.stderr?.resume();
-    zygote.stdout?.on('data', (chunk: Buffer) => this.#receive(chunk));
+    // Its diagnostics are not protocol: one log line each (read, so the pipe never fills).
+    zygote.stderr?.setEncoding('utf8');
+    let partial = '';
+    zygote.stderr?.on('data', (text: string) => {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') this.#logger.warn(`shell pool: ${line}`);
+    });
+    // Frames of a zygote that was replaced (the watchdog) would garble the new one's.
+    zygote.stdout?.on('data', (chunk: Buffer) => {
+      if (this.#zygote === zygote) this.#receive(chunk);
+    });
     zygote.once('error', () => undefined);
     zygote.once('close', () => {
       // #stopZygote forgets the zygote first, so still being current means it died on its own.
       const died = this.#zygote === zygote;
-      if (died) this.#zygote = undefined;
-      this.#paused = 0;
+      if (died) {
+        this.#zygote = undefined;
+        this.#paused = 0;
+      }
       for (const [id, pending] of this.#pending) {
+        if (pending.zygote !== zygote) continue;
         this.#pending.delete(id);
         pending.resolve({
           code: null,
@@ -176,6 +198,11 @@ export class ShellPool {
       this.#crashes = Date.now() - startedAt < 10_000 ? this.#crashes + 1 : 0;
       if (this.#crashes >= MAX_CRASHES) {
         this.#stats.disabledReason = `the pool zygote died ${String(MAX_CRASHES)} times in a row`;
+        this.#logger.warn(
+          `shell pool disabled: ${this.#stats.disabledReason}; commands are spawned directly from now on`,
+        );
+      } else {
+        this.#logger.warn('shell pool: the zygote died; it is started again on the next command');
       }
     });
     this.#armIdleTimer();
@@ -226,10 +253,46 @@ export class ShellPool {
         this.#hold(pending, false);
         pending.resolve({ code: null, signal: null, error: new Error(payload.toString('utf8')) });
         return;
+      case 'S':
+        // Commands are stopped through the zygote by id; the pid is for the watchdog.
+        pending.supervisor = payload.readUInt32LE(0);
+        return;
       default:
-        // 'S' (started) needs no action: commands are stopped through the zygote by id.
         return;
     }
+  }
+
+  /**
+   * The watchdog (R7.6): the zygote did not end a command it was told to kill. The server kills
+   * the unit's tree itself; if the zygote then does not report the end either, it is wedged
+   * (stopped, say): it and every unit are killed, their commands end with the reason, and the next
+   * command starts a new zygote.
+   */
+  async #forceEnd(id: number, zygote: ChildProcess, reason: string): Promise<void> {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    if (pending.supervisor !== undefined) await killTree(pending.supervisor);
+    await new Promise((resolve) => setTimeout(resolve, ZYGOTE_ANSWER_MS));
+    if (!this.#pending.has(id) || this.#zygote !== zygote) return;
+    this.#logger.warn(
+      `shell pool: the zygote (pid ${String(zygote.pid)}) did not answer; killing it and its commands, and starting a new one`,
+    );
+    this.#zygote = undefined; // not a crash: 'close' must not count it
+    this.#paused = 0;
+    for (const [otherId, other] of this.#pending) {
+      if (other.zygote !== zygote) continue;
+      this.#pending.delete(otherId);
+      other.resolve({
+        code: null,
+        signal: 'SIGKILL',
+        note:
+          otherId === id
+            ? reason
+            : 'the shell pool stopped answering and was restarted; this command was killed with it',
+      });
+    }
+    if (zygote.pid !== undefined) await killTree(zygote.pid);
+    this.start();
   }
 
   /** An idle pool is reaped: warm shells hold processes and memory nobody is using. */

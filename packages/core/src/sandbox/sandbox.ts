@@ -19,6 +19,8 @@ export interface SandboxOptions {
   readonly writableTemp?: boolean;
   /** Skip the seccomp filter that refuses unix-socket connections (Linux). */
   readonly allowUnixSockets?: boolean;
+  /** Let commands keep the server's capabilities (Linux; by default every set is emptied). */
+  readonly keepCapabilities?: boolean;
   /** --no-sandbox: run unconfined (for trusted environments; the caller must warn loudly). */
   readonly disabled?: boolean;
   /** Where the per-server caches go (default: a directory under the temp dir). */
@@ -74,7 +76,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const warnings: string[] = [];
   if (process.getuid?.() === 0) {
     warnings.push(
-      'running as root: the sandbox confines writes, but root can still change ownership and permissions outside the scope',
+      options.keepCapabilities === true
+        ? "running as root with --keep-capabilities: commands hold root's capabilities (they can change any file's owner and mode, read any file); run as an ordinary user instead"
+        : "running as root: commands hold no capabilities, but root's own files outside the scope can still have their mode, times and extended attributes changed (Landlock does not cover these calls); run as an ordinary user instead",
     );
   }
   const base = { scope: options.scope, writable, cacheRoot: await realpath(cacheRoot) };
@@ -117,8 +121,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     const flags = [
       ...writable.flatMap((path) => ['--rw', path]),
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
+      ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
       ...grace,
     ];
+    if (probe.abi < 6) {
+      warnings.push(
+        `Landlock ABI ${String(probe.abi)} (< 6, Linux < 6.12): commands can signal each other and the pool's processes, and reach abstract unix sockets outside; upgrade the kernel for that isolation`,
+      );
+    }
     return { ...base, mechanism: 'landlock', abi: probe.abi, warnings, ...linuxHelper(flags) };
   }
 

@@ -71,7 +71,7 @@ describe('Executor: results', () => {
       status: 'failed',
       exitCode: null,
       signal: 'SIGUSR1',
-      output: 'dying\n',
+      output: 'dying\nahma: the command was killed by SIGUSR1\n',
     });
   });
 

@@ -116,10 +116,19 @@ describe('createSandbox on Linux', () => {
     expect(error.message).toMatch(/not executable/);
   });
 
-  it.runIf(process.getuid?.() === 0)('R7.2: running as root adds a warning', async () => {
-    const box = await sandbox();
-    expect(box.warnings.some((warning) => /root/.test(warning))).toBe(true);
-  });
+  it.runIf(process.getuid?.() === 0)(
+    'R7.6: running as root adds a warning saying what is still open',
+    async () => {
+      const box = await sandbox();
+      expect(
+        box.warnings.some((warning) => /root: commands hold no capabilities, but/.test(warning)),
+      ).toBe(true);
+      const kept = await sandbox({ keepCapabilities: true });
+      expect(
+        kept.warnings.some((warning) => /--keep-capabilities: commands hold root's/.test(warning)),
+      ).toBe(true);
+    },
+  );
 
   it('R7.4: disabled:true (--no-sandbox) → mechanism none and a loud warning, still supervised', async () => {
     // No probe: even a missing Landlock must not stop a deliberately unconfined server…

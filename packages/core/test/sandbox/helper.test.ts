@@ -321,6 +321,68 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     });
   });
 
+  describe('defence in depth (R7.6)', () => {
+    it('R7.6: moving and hard-linking across directories inside the scope still works (the command domain grants REFER)', async () => {
+      const result = await sandboxed(
+        'mkdir -p a b && echo x > a/f && mv a/f b/f && ln b/f a/g && cat a/g',
+      );
+      expect(result).toMatchObject({ code: 0, stdout: 'x\n' });
+    });
+
+    it('R7.6: a command holds no capability; --keep-capabilities keeps them', async () => {
+      const caps = await sandboxed('grep ^Cap /proc/self/status');
+      expect(caps.code).toBe(0);
+      for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapAmb']) {
+        expect(caps.stdout).toMatch(new RegExp(`^${set}:\\s+0+$`, 'm'));
+      }
+      if (process.getuid?.() !== 0) return; // an ordinary user cannot empty the bounding set
+      expect(caps.stdout).toMatch(/^CapBnd:\s+0+$/m);
+      const kept = await sandboxed('grep ^CapBnd /proc/self/status', ['--keep-capabilities']);
+      expect(kept.stdout).not.toMatch(/^CapBnd:\s+0+$/m);
+    });
+
+    it('R7.6: the command cannot signal its own supervisor (its domain is nested beneath)', async (context) => {
+      if (abi < 6) context.skip();
+      const result = await sandboxed('kill -STOP $PPID; echo "status=$?"');
+      expect(result.stdout).toContain('Operation not permitted');
+      expect(result.stdout).toContain('status=1');
+      expect(result.code).toBe(0); // the supervisor was not stopped: it reported the exit
+    });
+
+    it('R7.6: device nodes cannot be made (even in the scope), /dev/pts and disks are out of reach', async () => {
+      const result = await sandboxed(
+        'mknod blk b 7 0; mknod chr c 1 11; mkfifo fifo && echo fifo-ok; ' +
+          'ls /dev/pts >/dev/null 2>&1 || echo no-pts; cat /dev/kmsg 2>&1 | head -c 0; ' +
+          'exec 3>/dev/kmsg || echo no-kmsg; echo x > /dev/null && echo null-ok',
+      );
+      expect(result.stdout).toMatch(/mknod: blk: Operation not permitted/);
+      expect(result.stdout).toMatch(/mknod: chr: Operation not permitted/);
+      expect(result.stdout).toContain('fifo-ok');
+      expect(result.stdout).toContain('no-kmsg');
+      expect(result.stdout).toContain('null-ok');
+      expect(existsSync(join(scope, 'blk'))).toBe(false);
+      expect(existsSync(join(scope, 'chr'))).toBe(false);
+    });
+
+    it('R7.6: set-user-ID and set-group-ID bits cannot be set; other modes can', async () => {
+      const result = await sandboxed(
+        'touch m && chmod u+s m; echo "suid=$?"; chmod g+s m; echo "sgid=$?"; chmod 700 m; echo "plain=$?"',
+      );
+      expect(result.stdout).toMatch(/suid=1/);
+      expect(result.stdout).toMatch(/sgid=1/);
+      expect(result.stdout).toMatch(/plain=0/);
+    });
+
+    it('R7.6: new namespaces and mounts are refused', async () => {
+      const result = await sandboxed(
+        'unshare -U true; echo "userns=$?"; unshare -n true; echo "netns=$?"; mount -t tmpfs none mnt 2>/dev/null; echo "mount=$?"',
+      );
+      expect(result.stdout).toMatch(/userns=1/);
+      expect(result.stdout).toMatch(/netns=1/);
+      expect(result.stdout).toMatch(/mount=(1|32)/);
+    });
+  });
+
   // A tiny C program, compiled per run, that issues raw syscalls Node and bash cannot: the ways
   // around a naive filter (x32, i386 int 0x80, junk in the upper half of socket()'s family), and a
   // seccomp filter that makes the landlock syscalls fail the way a kernel without Landlock does.

@@ -591,8 +591,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       expect(supervisors).toHaveLength(6);
       expect(childrenOf(zygote.pid)).toHaveLength(6);
       for (const supervisor of supervisors) expect(childrenOf(supervisor)).toHaveLength(1);
-      for (const supervisor of supervisors)
-        expect(commOf(supervisor)).toBe('ahma-sandbox');
+      for (const supervisor of supervisors) expect(commOf(supervisor)).toBe('ahma-sandbox');
       // An argv unit's B blocks in read(2) until the zygote hands it a request.
       for (const supervisor of warmArgvUnits(zygote.pid)) {
         const [waiting] = childrenOf(supervisor);
@@ -862,6 +861,30 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
         'import socket\ntry:\n  socket.socket(socket.AF_UNIX)\n  print("allowed")\nexcept OSError as e:\n  print(e.errno)',
       ]);
       expect(socket.output).toBe('13\n'); // EACCES from the seccomp filter
+    });
+
+    it('R7.6: each command has a Landlock domain of its own: it cannot signal or ptrace the zygote, its supervisor or another command', async () => {
+      const zygote = pool(1);
+      await poolReady(zygote, 1);
+      const marker = newMarker();
+      const victimId = zygote.start('shell', [`exec -a ${marker} sleep 30`]);
+      await waitFor(() => pidsWithMarker(marker).length === 1, 'the victim command');
+      const [victim] = pidsWithMarker(marker);
+      if (victim === undefined) throw new Error('no victim');
+      const [victimSupervisor] = descendantsOf(zygote.pid).filter((pid) =>
+        childrenOf(pid).includes(victim),
+      );
+      const targets = [zygote.pid, victimSupervisor ?? 0, victim];
+      const attacker = await zygote.run('shell', [
+        `for pid in $PPID ${targets.join(' ')}; do kill -STOP $pid 2>/dev/null; echo "kill:$?"; done; ` +
+          `python3 -c 'import ctypes; libc=ctypes.CDLL(None,use_errno=True); ` +
+          `print("ptrace", libc.ptrace(16, ${String(victim)}, 0, 0), ctypes.get_errno())'`,
+      ]);
+      expect(attacker.output).toBe('kill:1\nkill:1\nkill:1\nkill:1\nptrace -1 1\n');
+      for (const pid of targets) expect(processState(pid)).not.toBe('T');
+      // The victim still ends normally when its own command is stopped through the zygote.
+      zygote.kill(victimId, 15);
+      expect(await zygote.result(victimId)).toMatchObject({ signal: 15 });
     });
 
     it('R7.2: argv units, warm or forked on the spot, are sandboxed too: a write outside --rw fails, inside works', async () => {
