@@ -82,4 +82,3 @@ if (staticError !== undefined) {
 chmodSync(temporary, 0o755);
 renameSync(temporary, output);
 say(`built ${relative(process.cwd(), output)}: ${kind}`);
-
