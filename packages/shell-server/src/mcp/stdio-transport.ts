@@ -6,8 +6,13 @@
 // with a JSON-RPC error (SPEC §6) and the next line is served as usual.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { readMessage, type ErrorResponse } from './incoming.js';
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
+import { errorResponse, readMessage, type ErrorResponse } from './incoming.js';
 import { LineFramer, type Frame } from './line-framer.js';
 import { tooLarge } from './oversized.js';
 
@@ -22,6 +27,8 @@ export interface StdioTransportOptions {
   readonly input?: Readable;
   readonly output?: Writable;
   readonly maxMessageBytes?: number;
+  /** One line saying what is wrong with a request's params (answered -32602), else undefined. */
+  readonly checkParams?: (request: JSONRPCRequest) => string | undefined;
 }
 
 /** MCP over a byte stream pair, one JSON-RPC message per line; within the SDK's Transport interface. */
@@ -34,6 +41,7 @@ export class StdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #limit: number;
+  readonly #checkParams: StdioTransportOptions['checkParams'];
   readonly #framer: LineFramer;
   #started = false;
   #closed = false;
@@ -42,6 +50,7 @@ export class StdioTransport implements Transport {
     this.#input = options.input ?? process.stdin;
     this.#output = options.output ?? process.stdout;
     this.#limit = options.maxMessageBytes ?? STDIO_MESSAGE_LIMIT_BYTES;
+    this.#checkParams = options.checkParams;
     this.#framer = new LineFramer(this.#limit);
   }
 
@@ -109,6 +118,14 @@ export class StdioTransport implements Transport {
       return;
     }
     const { message } = incoming;
+    // Already validated as a message: a method and an id make it a request.
+    if ('method' in message && 'id' in message) {
+      const problem = this.#checkParams?.(message);
+      if (problem !== undefined) {
+        this.#refuse(errorResponse(message.id, ErrorCode.InvalidParams, problem));
+        return;
+      }
+    }
     this.onmessage?.(message);
   }
 

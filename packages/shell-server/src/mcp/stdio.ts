@@ -1,11 +1,12 @@
 // Serving the MCP server on stdin/stdout, kept beside the other SDK users.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
+import { paramsProblem } from './params.js';
 import { StdioTransport } from './stdio-transport.js';
 
 /** Serves `server` on stdin/stdout; resolves when the client goes away (stdin ends). */
 export async function serveOnStdio(server: Server, logger: Logger): Promise<void> {
-  const transport = new StdioTransport();
+  const transport = new StdioTransport({ checkParams: paramsProblem });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });

@@ -174,3 +174,50 @@ describe('malformed messages (SPEC §6)', () => {
     await expectAlive(session, 11);
   });
 });
+
+describe('invalid protocol params (SPEC §6)', () => {
+  /** Sends a request and returns its error, which must be one line. */
+  async function refused(session: RawSession, id: number, method: string, params: unknown) {
+    await write(session, `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    const error = (await errorFor(session, id))['error'] as { code: number; message: string };
+    expect(error.message).not.toMatch(/\n/);
+    return error;
+  }
+
+  it('SPEC §6: tools/call with wrong-typed arguments or name gets -32602 naming the field', async () => {
+    const session = await started();
+    expect(await refused(session, 1, 'tools/call', { name: 'status', arguments: 'oops' })).toEqual({
+      code: -32602,
+      message: 'tools/call: "arguments" must be an object',
+    });
+    expect(await refused(session, 2, 'tools/call', { name: 5 })).toEqual({
+      code: -32602,
+      message: 'tools/call: "name" must be a string',
+    });
+    expect(await refused(session, 3, 'tools/call', { arguments: {} })).toEqual({
+      code: -32602,
+      message: 'tools/call: "name" is required',
+    });
+    expect(await refused(session, 4, 'tools/call', { name: 'status', arguments: [1] })).toEqual({
+      code: -32602,
+      message: 'tools/call: "arguments" must be an object',
+    });
+    await expectAlive(session, 5);
+  });
+
+  it('SPEC §6: initialize and tools/list with wrong-typed params get -32602 naming the field', async () => {
+    const session = await started();
+    expect(await refused(session, 1, 'tools/list', { cursor: 5 })).toEqual({
+      code: -32602,
+      message: 'tools/list: "cursor" must be a string',
+    });
+    expect(
+      await refused(session, 2, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'x' },
+      }),
+    ).toEqual({ code: -32602, message: 'initialize: "clientInfo.version" is required' });
+    await expectAlive(session, 3);
+  });
+});

@@ -1,7 +1,9 @@
 // SPEC §6: each line is a message or the JSON-RPC error for it, in one clear line: -32700 for
-// what is not JSON, -32600 for JSON that is not a JSON-RPC 2.0 message.
+// what is not JSON, -32600 for JSON that is not a JSON-RPC 2.0 message, -32602 for the protocol
+// params of a request the server serves.
 import { describe, expect, it } from 'vitest';
 import { readMessage } from '../../src/mcp/incoming.js';
+import { paramsProblem } from '../../src/mcp/params.js';
 
 const errorOf = (line: string) => {
   const incoming = readMessage(line);
@@ -62,5 +64,31 @@ describe('readMessage', () => {
       id: null,
       error: { code: -32600, message: 'Invalid Request: "error.code" must be a number' },
     });
+  });
+});
+
+describe('paramsProblem', () => {
+  const request = (method: string, params: unknown) =>
+    ({ jsonrpc: '2.0', id: 1, method, params }) as Parameters<typeof paramsProblem>[0];
+
+  it('SPEC §6: names the wrong field of a served request in one line', () => {
+    expect(paramsProblem(request('tools/call', { name: 'a', arguments: 'x' }))).toBe(
+      'tools/call: "arguments" must be an object',
+    );
+    expect(paramsProblem(request('tools/call', { name: 'a', _meta: { progressToken: {} } }))).toBe(
+      'tools/call: "_meta.progressToken" must be a string or a number',
+    );
+    expect(paramsProblem(request('tools/call', undefined))).toBe(
+      'tools/call: "params" is required',
+    );
+    expect(paramsProblem(request('initialize', { protocolVersion: 1 }))).toBe(
+      'initialize: "protocolVersion" must be a string',
+    );
+  });
+
+  it('SPEC §6: valid params and methods the server does not serve pass through to the SDK', () => {
+    expect(paramsProblem(request('tools/call', { name: 'a', arguments: {} }))).toBeUndefined();
+    expect(paramsProblem(request('tools/list', {}))).toBeUndefined();
+    expect(paramsProblem(request('prompts/get', { name: 5 }))).toBeUndefined();
   });
 });

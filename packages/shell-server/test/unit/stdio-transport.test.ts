@@ -3,6 +3,7 @@
 import { PassThrough } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { describe, expect, it } from 'vitest';
+import { paramsProblem } from '../../src/mcp/params.js';
 import { StdioTransport } from '../../src/mcp/stdio-transport.js';
 
 async function connected() {
@@ -19,6 +20,7 @@ async function connected() {
     input,
     output,
     maxMessageBytes: 1024,
+    checkParams: paramsProblem,
   });
   const errors: Error[] = [];
   let closed = 0;
