@@ -18,6 +18,7 @@ import {
 } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { auditedArgv } from './audit-argv.js';
 import {
   COMMAND_OUTPUT_SCHEMA,
   commandResult,
@@ -101,7 +102,7 @@ function runCommand(
   );
 }
 
-/** NFR4.3: one audit line per execution. */
+/** NFR4.3: one audit line per execution; argv bounded, with a SHA-256 of the full argv. */
 function audit(
   context: ToolContext,
   operation: string,
@@ -115,7 +116,7 @@ function audit(
       audit: {
         operation,
         tool,
-        argv,
+        ...auditedArgv(argv),
         scope: context.engine.sandbox.scope,
         cwd,
         status: result.status,

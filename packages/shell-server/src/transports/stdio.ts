@@ -22,7 +22,7 @@ export async function serveStdio(options: ServerOptions, logger: Logger): Promis
   const stop = () => void ahma.close().finally(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  await serveOnStdio(ahma.server);
+  await serveOnStdio(ahma.server, logger);
   logger.info('client disconnected; shutting down');
   await ahma.close();
 }

@@ -84,6 +84,8 @@ describe('log file (default)', () => {
       operation: ok.operation_id,
       tool: 'e2e_sync',
       argv: ['printf', '%s\\n', 'sync', '--value', 'audit me'],
+      argv_elided: false,
+      argv_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       scope: scope.dir,
       cwd: scope.dir,
       status: 'completed',

@@ -1,0 +1,43 @@
+// Protocol params checked before the SDK sees a request (SPEC §6). The SDK parses a request with
+// its method's zod schema inside the handler wrapper and, on failure, answers -32603 Internal
+// error with the raw zod dump; a wrong-typed field is the client's mistake: -32602 Invalid params
+// with one line naming the field. (A tool's own arguments are checked by the tool and answered
+// as tool errors, SPEC §2: this only covers the protocol's params.)
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describeIssue, type SchemaIssue } from './issues.js';
+
+interface RequestSchema {
+  safeParse(
+    value: unknown,
+  ):
+    | { readonly success: true }
+    | { readonly success: false; readonly error: { readonly issues: readonly SchemaIssue[] } };
+}
+
+/**
+ * The requests this server answers: the SDK's own initialize and ping, and the handlers of
+ * createMcpServer (server.ts). A handler added there belongs here too; a method missing here
+ * keeps the SDK's behaviour. Methods the server does not serve stay -32601 Method not found.
+ */
+const SERVED: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
+
+/** One line saying what is wrong with a served request's params, e.g. `tools/call: "name" is required`. */
+export function paramsProblem(request: JSONRPCRequest): string | undefined {
+  const schema = SERVED.get(request.method);
+  if (schema === undefined) return undefined;
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return undefined;
+  const [issue] = parsed.error.issues;
+  return `${request.method}: ${issue === undefined ? 'invalid params' : describeIssue(issue, request)}`;
+}

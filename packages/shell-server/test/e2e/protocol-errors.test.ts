@@ -1,0 +1,223 @@
+// SPEC §6 over real stdio: oversized or malformed messages get a JSON-RPC error (-32700, -32600,
+// -32602 with one clear line), never a silent exit or a hang, and the session keeps serving. The
+// SDK's Client cannot send such bytes, so these tests write raw bytes to the built binary's stdin.
+import { readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { E2E, RawSession, waitFor } from './helpers.js';
+
+const e2e = new E2E();
+afterEach(() => e2e.cleanup());
+
+/** The stdio message limit the server documents (bytes of one line, without its newline). */
+const LIMIT = 10 * 1024 * 1024;
+
+type Message = Record<string, unknown>;
+
+/** Every JSON message the server wrote so far. */
+function messages(session: RawSession): Message[] {
+  return session.stdoutLines.map((line) => JSON.parse(line) as Message);
+}
+
+/** Waits for the first error response that carries `id` (null included). */
+async function errorFor(session: RawSession, id: string | number | null): Promise<Message> {
+  return waitFor(
+    () => messages(session).find((message) => message['id'] === id && 'error' in message),
+    `an error response with id ${JSON.stringify(id)}`,
+  );
+}
+
+/** Writes raw bytes and resolves once the pipe has taken them (large writes need draining). */
+function write(session: RawSession, bytes: string | Buffer): Promise<void> {
+  const stdin = session.child.stdin;
+  if (stdin === null) throw new Error('no stdin');
+  return new Promise((resolve, reject) =>
+    stdin.write(bytes, (error) => (error ? reject(error) : resolve())),
+  );
+}
+
+/** The session still answers: tools/list with a fresh id returns the tools. */
+async function expectAlive(session: RawSession, id: number): Promise<void> {
+  const reply = await session.request(id, 'tools/list');
+  expect(reply['result']).toMatchObject({ tools: expect.any(Array) });
+  expect(session.child.exitCode).toBeNull();
+}
+
+async function started(): Promise<RawSession> {
+  const session = new RawSession(e2e, await e2e.scope(), []);
+  await session.initialize();
+  return session;
+}
+
+/** A tools/call whose JSON is `size` bytes or more, serialised like the SDK's Client (id last). */
+function hugeCall(id: number, size: number): string {
+  const request = {
+    method: 'tools/call',
+    params: { name: 'sandboxed_shell', arguments: { command: `#${'x'.repeat(size)}` } },
+    jsonrpc: '2.0',
+    id,
+  };
+  return JSON.stringify(request);
+}
+
+/** Peak and current resident memory of a process, in bytes (Linux /proc). */
+async function memory(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${String(pid)}/status`, 'utf8');
+  const kib = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  return { rss: kib('VmRSS') * 1024, peak: kib('VmHWM') * 1024 };
+}
+
+describe('oversized messages (SPEC §6)', () => {
+  it('SPEC §6: a tools/call over the 10 MiB limit gets -32600 with its id, and the session goes on', async () => {
+    const session = await started();
+    await write(session, `${hugeCall(41, LIMIT)}\n`);
+    const reply = await errorFor(session, 41);
+    expect(reply['error']).toMatchObject({ code: -32600 });
+    const message = (reply['error'] as { message: string }).message;
+    expect(message).toMatch(/exceeds the limit of 10485760 bytes/);
+    expect(message).not.toMatch(/\n/);
+    await expectAlive(session, 42);
+  });
+
+  it('SPEC §6: the id is also recovered when it comes first (jsonrpc, id, method, params order)', async () => {
+    const session = await started();
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'first',
+      method: 'tools/call',
+      params: { name: 'sandboxed_shell', arguments: { command: 'y'.repeat(LIMIT) } },
+    });
+    await write(session, `${line}\n`);
+    expect((await errorFor(session, 'first'))['error']).toMatchObject({ code: -32600 });
+    await expectAlive(session, 2);
+  });
+
+  it('SPEC §6: an oversized line of garbage gets -32600 with id null; memory stays bounded while it streams', async () => {
+    const session = await started();
+    const pid = session.child.pid ?? 0;
+    const before = await memory(pid);
+    // 256 MiB without a newline, in 1 MiB writes: a server that buffered it would grow by 256 MiB
+    // or more; discarding it costs the 10 MiB limit plus chunks the GC has not reclaimed yet
+    // (about 45 MiB measured).
+    const piece = Buffer.alloc(1024 * 1024, 0x61);
+    for (let i = 0; i < 256; i += 1) await write(session, piece);
+    await write(session, '\n');
+    expect((await errorFor(session, null))['error']).toMatchObject({
+      code: -32600,
+      message: `Invalid Request: message of ${String(256 * 1024 * 1024)} bytes exceeds the limit of 10485760 bytes; it was discarded`,
+    });
+    const after = await memory(pid);
+    expect(after.peak - before.rss).toBeLessThan(128 * 1024 * 1024);
+    await expectAlive(session, 3);
+  });
+
+  it('SPEC §6: a message of exactly the limit is served normally', async () => {
+    const session = await started();
+    const request = {
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'status', arguments: { ids: ['none'] } },
+    };
+    const base = JSON.stringify(request).length;
+    // Padding inside _meta keeps the request valid; the line is LIMIT bytes exactly.
+    const padded = {
+      ...request,
+      params: { ...request.params, _meta: { pad: '' } },
+    };
+    const overhead = JSON.stringify(padded).length - base;
+    padded.params._meta.pad = 'p'.repeat(LIMIT - base - overhead);
+    const line = JSON.stringify(padded);
+    expect(Buffer.byteLength(line)).toBe(LIMIT);
+    await write(session, `${line}\n`);
+    const reply = await waitFor(
+      () => messages(session).find((message) => message['id'] === 5),
+      'the response to the padded call',
+    );
+    expect(reply['result']).toMatchObject({ content: expect.any(Array) });
+    await expectAlive(session, 6);
+  });
+});
+
+describe('malformed messages (SPEC §6)', () => {
+  it('SPEC §6: malformed JSON gets -32700 Parse error with id null, and the session goes on', async () => {
+    const session = await started();
+    await write(session, '{"jsonrpc":"2.0","id":9,"method":"tools/list"\n');
+    const reply = await errorFor(session, null);
+    expect(reply['error']).toMatchObject({
+      code: -32700,
+      message: expect.stringMatching(/^Parse error/),
+    });
+    await expectAlive(session, 10);
+  });
+
+  it('SPEC §6: a bad line between good ones in one write: each is answered, in order of the lines', async () => {
+    const session = await started();
+    const list = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
+    await write(session, `${list(20)}\n{not json\r\n${list(21)}\n`);
+    await errorFor(session, null);
+    await waitFor(() => messages(session).find((m) => m['id'] === 21), 'the response to 21');
+    expect(messages(session).find((m) => m['id'] === 20)).toHaveProperty('result');
+  });
+
+  it('SPEC §6: valid JSON that is not a JSON-RPC message gets -32600 (with its id when it has one)', async () => {
+    const session = await started();
+    await write(session, '{"jsonrpc":"2.0","id":7,"method":5}\n');
+    expect((await errorFor(session, 7))['error']).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('"method" must be a string'),
+    });
+    await write(session, '[1,2]\n');
+    expect((await errorFor(session, null))['error']).toMatchObject({ code: -32600 });
+    await write(session, '{"jsonrpc":"1.0","id":8,"method":"tools/list"}\n');
+    expect((await errorFor(session, 8))['error']).toMatchObject({ code: -32600 });
+    await expectAlive(session, 11);
+  });
+});
+
+describe('invalid protocol params (SPEC §6)', () => {
+  /** Sends a request and returns its error, which must be one line. */
+  async function refused(session: RawSession, id: number, method: string, params: unknown) {
+    await write(session, `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    const error = (await errorFor(session, id))['error'] as { code: number; message: string };
+    expect(error.message).not.toMatch(/\n/);
+    return error;
+  }
+
+  it('SPEC §6: tools/call with wrong-typed arguments or name gets -32602 naming the field', async () => {
+    const session = await started();
+    expect(await refused(session, 1, 'tools/call', { name: 'status', arguments: 'oops' })).toEqual({
+      code: -32602,
+      message: 'tools/call: "arguments" must be an object',
+    });
+    expect(await refused(session, 2, 'tools/call', { name: 5 })).toEqual({
+      code: -32602,
+      message: 'tools/call: "name" must be a string',
+    });
+    expect(await refused(session, 3, 'tools/call', { arguments: {} })).toEqual({
+      code: -32602,
+      message: 'tools/call: "name" is required',
+    });
+    expect(await refused(session, 4, 'tools/call', { name: 'status', arguments: [1] })).toEqual({
+      code: -32602,
+      message: 'tools/call: "arguments" must be an object',
+    });
+    await expectAlive(session, 5);
+  });
+
+  it('SPEC §6: initialize and tools/list with wrong-typed params get -32602 naming the field', async () => {
+    const session = await started();
+    expect(await refused(session, 1, 'tools/list', { cursor: 5 })).toEqual({
+      code: -32602,
+      message: 'tools/list: "cursor" must be a string',
+    });
+    expect(
+      await refused(session, 2, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'x' },
+      }),
+    ).toEqual({ code: -32602, message: 'initialize: "clientInfo.version" is required' });
+    await expectAlive(session, 3);
+  });
+});
