@@ -106,6 +106,12 @@ export const argumentSchema = z
       .describe(
         'Positionals only: "--" is passed before this argument\'s values (when it has any), so the program takes none of them, nor anything after, as its own options (`cargo test NAME -- ARGS`).',
       ),
+    accepts_options: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether a value may start with "-", which the program may read as an option. Positionals: default false, such a value is refused unless it follows "--" (after_double_dash); true only where that is harmless, like the arguments a runner hands to the script or command it starts (`pnpm run SCRIPT ARGS`). Options: default true, as programs take the argument after a flag as its value; false where the program re-reads such a value as an option (npm\'s string options).',
+      ),
   })
   .meta({ id: 'Argument', title: 'Option or positional argument' });
 

@@ -259,6 +259,9 @@ function checkArgument(
       'move it to positional_args',
     );
   }
+  if (type === 'boolean' && parameter.accepts_options !== undefined) {
+    report(`${at}/accepts_options`, 'a boolean option has no value', 'drop "accepts_options"');
+  }
   if (positional && parameter.alias !== undefined) {
     report(`${at}/alias`, 'a positional argument takes no alias', 'make it an option');
   }

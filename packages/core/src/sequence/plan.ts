@@ -2,7 +2,7 @@
 // by name; its arguments are the caller's non-meta arguments that tool takes, overridden by the
 // step's own `args`; every step runs in the caller's working directory (resolved per step, never
 // passed as a command-line argument). A step that calls another sequence is expanded in place.
-import { prepareInvocation, resolvePathArguments } from '../argv/prepare.js';
+import { prepareInvocation } from '../argv/prepare.js';
 import { resolveWorkingDirectory } from '../argv/paths.js';
 import { stepTarget } from '../definition/definition-set.js';
 import type { ToolLeaf } from '../definition/flatten.js';
@@ -27,9 +27,10 @@ const MAX_DEPTH = 8;
 
 /**
  * The steps of `leaf`'s sequence for a call with `args`, every step checked up front (its
- * arguments against its tool's schema, the working directory, its path arguments against the
- * scope): a bad step is refused before any step runs. Paths are checked again when a step's turn
- * comes (an earlier step may have changed the tree). Throws an AhmaError naming the step.
+ * arguments against its tool's schema, then prepared once as its turn will prepare it: the working
+ * directory, its path arguments against the scope, its argv): a bad step is refused before any step
+ * runs. Each step is prepared again when its turn comes (an earlier step may have changed the
+ * tree). Throws an AhmaError naming the step.
  */
 export async function planSequence(
   leaf: ToolLeaf,
@@ -38,28 +39,28 @@ export async function planSequence(
 ): Promise<StepPlan[]> {
   const workingDirectory =
     typeof args['working_directory'] === 'string' ? args['working_directory'] : undefined;
-  const cwd = await resolveWorkingDirectory(workingDirectory, context.scope);
+  // Checked once first, so a bad working directory is reported as the call's, not a step's.
+  await resolveWorkingDirectory(workingDirectory, context.scope);
   const callerArgs = Object.fromEntries(
     Object.entries(args).filter(([name]) => !isMetaParameter(name)),
   );
   const steps = expand(leaf, callerArgs, workingDirectory, context, '', 0);
   for (const step of steps) {
-    if (step.tool === undefined) continue;
-    await resolvePathArguments(step.tool, step.args, cwd, context.scope).catch((error: unknown) => {
+    // The real preparation, not a second copy of its rules, so the check cannot drift from it.
+    const prepared = await step.plan.prepare().catch((error: unknown) => {
       throw error instanceof AhmaError
         ? new AhmaError(error.code, `${step.where}: ${error.message}`)
         : error;
     });
+    await prepared.cleanup();
   }
   return steps.map((step) => step.plan);
 }
 
-/** A planned step, with what the up-front path check needs. */
+/** A planned step and how errors name it. */
 interface Planned {
   readonly plan: StepPlan;
   readonly where: string;
-  readonly tool: ToolLeaf | undefined;
-  readonly args: Readonly<Record<string, unknown>>;
 }
 
 function expand(
@@ -88,8 +89,6 @@ function expand(
         {
           plan: shellStep(label, script, workingDirectory, context),
           where,
-          tool: undefined,
-          args: {},
         },
       ];
     }
@@ -122,8 +121,6 @@ function expand(
     return [
       {
         where,
-        tool: tool.leaf,
-        args: merged,
         plan: {
           label,
           async prepare() {

@@ -526,10 +526,14 @@ describe('flagOf', () => {
   });
 });
 
+// These positionals declare accepts_options: what is tested here is that a value stays one
+// element, byte-identical; when a leading "-" is refused is option-like.test.ts's subject.
+const takesAll = { accepts_options: true } as const;
+
 describe('buildArgv: hostile values stay exactly one argv element', () => {
   const l = leaf({
     options: [str('msg'), arr('tag')],
-    positionals: [str('target'), arr('rest')],
+    positionals: [str('target', takesAll), arr('rest', 'string', takesAll)],
   });
 
   for (const [label, value] of HOSTILE) {
@@ -593,7 +597,7 @@ describe('buildArgv: hostile values, executed for real without a shell', () => {
       command: [process.execPath, script],
       subcommandPath: ['sub'],
       options: [str('msg'), arr('tag')],
-      positionals: [arr('rest')],
+      positionals: [arr('rest', 'string', takesAll)],
     });
     const argv = buildArgv(l, { msg: values[0], tag: values, rest: values });
     const received = run(argv);
@@ -611,7 +615,7 @@ describe('buildArgv: hostile values, executed for real without a shell', () => {
     const l = leaf({
       command: [process.execPath, script],
       options: [str('msg')],
-      positionals: [str('target')],
+      positionals: [str('target', takesAll)],
     });
     for (const [, value] of HOSTILE) {
       expect(run(buildArgv(l, { msg: value, target: value }))).toEqual(['--msg', value, value]);
@@ -630,7 +634,10 @@ describe('buildArgv: hostile values, executed for real without a shell', () => {
 
   it('SPEC §2 argv: a glob and a leading dash are not expanded or interpreted', () => {
     // dir contains echo-argv.mjs: a shell would expand "*" to it.
-    const l = leaf({ command: [process.execPath, script], positionals: [arr('rest')] });
+    const l = leaf({
+      command: [process.execPath, script],
+      positionals: [arr('rest', 'string', takesAll)],
+    });
     expect(run(buildArgv(l, { rest: ['*', '*.mjs', '--upload-pack=evil', '~'] }))).toEqual([
       '*',
       '*.mjs',

@@ -473,7 +473,10 @@ describe('prepareInvocation: executed for real', () => {
       command: [process.execPath, script],
       subcommandPath: [],
       options: [str('message', { file_arg: true, file_flag: '-F' }), pathArg('out')],
-      positionals: [{ name: 'rest', type: 'array', items: { type: 'string' } }],
+      // accepts_options: this test is about the values arriving intact, "-" ones included.
+      positionals: [
+        { name: 'rest', type: 'array', items: { type: 'string' }, accepts_options: true },
+      ],
     });
     const prepared = await prepareInvocation(
       leaf,

@@ -82,6 +82,10 @@ function parameter(argument: ArgumentDefinition, isOption: boolean): string {
     }
   }
   if (argument.file_arg === true) notes.push('temp file');
+  if (argument.after_double_dash === true) notes.push('after `--`');
+  // The exceptions to SPEC §2's "a value is data" rule, so a reader sees them at a glance.
+  if (!isOption && argument.accepts_options === true) notes.push('may be options');
+  if (isOption && argument.accepts_options === false) notes.push('no leading `-`');
   if (argument.format === 'path' || argument.items?.format === 'path') notes.push('path');
   if (argument.required === true) notes.push('required');
   if (argument.default !== undefined) notes.push(`default \`${JSON.stringify(argument.default)}\``);

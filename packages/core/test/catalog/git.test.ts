@@ -294,4 +294,39 @@ describe.skipIf(!installed('git'))('git, run for real in the sandbox', () => {
       code: 'PATH_OUTSIDE_SCOPE',
     });
   });
+
+  it('SPEC §2 argv: git_log {"revision": "--output=FILE"} is refused before git runs, and FILE is not written', async () => {
+    const { dir, at } = await newRepo();
+    await commitFile(at, dir, 'a.txt', 'a\n', 'first');
+    const pwned = join(dir, 'pwned');
+    await expect(
+      runner.call('git_log', { revision: `--output=${pwned}`, ...at }),
+    ).rejects.toMatchObject({
+      code: 'ARGV_INVALID',
+      message: expect.stringContaining('argument "revision"') as unknown,
+    });
+    expect(existsSync(pwned)).toBe(false);
+    // What the refusal prevents: the same word in git's argv makes git write the file.
+    git(dir, 'log', `--output=${join(dir, 'control')}`);
+    expect(existsSync(join(dir, 'control'))).toBe(true);
+    // Revisions that merely contain "-" still work.
+    expectSuccess(await runner.call('git_switch', { create: 'feature-x', ...at }));
+    expect(expectSuccess(await runner.call('git_log', { revision: 'feature-x', ...at }))).toContain(
+      'first',
+    );
+  });
+
+  it('SPEC §2 argv: git_config puts "--" before name, so a value such as -1 is set as data', async () => {
+    const { dir, at } = await newRepo();
+    const set = await runner.call('git_config', { name: 'core.compression', value: '-1', ...at });
+    expectSuccess(set);
+    expect(set.argv.slice(-3)).toEqual(['--', 'core.compression', '-1']);
+    expect(git(dir, 'config', 'core.compression').trim()).toBe('-1');
+    const get = await runner.call('git_config', { get: true, name: 'core.compression', ...at });
+    expect(expectSuccess(get).trim()).toBe('-1');
+    // Without a name no "--" is passed, so a lone value starting with "-" is refused.
+    await expect(runner.call('git_config', { value: '--list', ...at })).rejects.toMatchObject({
+      code: 'ARGV_INVALID',
+    });
+  });
 });

@@ -423,6 +423,27 @@ describe('arguments', () => {
     });
   });
 
+  it('SPEC §2 argv: accepts_options is taken on positionals and value options, not on booleans, and a typo gets a did-you-mean', () => {
+    const withKey = (argument: Record<string, unknown>, list = 'options') =>
+      diagnosticsFor(toolWithLeaf({ [list]: [{ name: 'x', type: 'string', ...argument }] }));
+    expect(withKey({ accepts_options: true }, 'positional_args')).toEqual([]);
+    expect(withKey({ accepts_options: false })).toEqual([]);
+    expect(withKey({ type: 'boolean', accepts_options: false })).toMatchObject([
+      {
+        pointer: '/subcommand/0/options/0/accepts_options',
+        message: 'a boolean option has no value',
+        hint: 'drop "accepts_options"',
+      },
+    ]);
+    expect(withKey({ accept_options: true }, 'positional_args')).toMatchObject([
+      {
+        pointer: '/subcommand/0/positional_args/0/accept_options',
+        message: 'unknown key "accept_options"',
+        hint: 'did you mean "accepts_options"?',
+      },
+    ]);
+  });
+
   it('R5.3: an argument named like a meta-parameter is refused', () => {
     const [d] = diagnosticsFor(
       toolWithLeaf({ options: [{ name: 'working_directory', type: 'string' }] }),

@@ -108,6 +108,59 @@ describe('planSequence', () => {
   });
 });
 
+describe('planSequence: argv checked up front', () => {
+  it('R6.2: a step whose positional would reach its program as an option refuses the plan; its real preparation decides', async () => {
+    const dir = join(fixture.scope, 'dash-tools');
+    await mkdir(dir);
+    await writeFile(
+      join(dir, 'show.json'),
+      JSON.stringify({
+        name: 'show',
+        description: 'Echo a word and a note.',
+        command: 'echo',
+        subcommand: [
+          {
+            name: 'default',
+            description: 'Echo them.',
+            positional_args: [
+              { name: 'word', type: 'string' },
+              { name: 'note', type: 'string', file_arg: true },
+            ],
+          },
+        ],
+      }),
+    );
+    await writeFile(
+      join(dir, 'pair.json'),
+      JSON.stringify({
+        name: 'pair',
+        description: 'Two steps.',
+        command: 'sequence',
+        sequence: [
+          { tool: 'sandboxed_shell', args: { command: 'touch ran' } },
+          { tool: 'show', args: { word: '--output=x' } },
+        ],
+      }),
+    );
+    const tools = await toolsOf(dir);
+    const context = {
+      tools,
+      validator: new ArgumentValidator(),
+      scope: fixture.scope,
+      defaultTimeoutSeconds: 60,
+    };
+    const pair = tools.get('pair')?.leaf;
+    const show = tools.get('show')?.leaf;
+    if (pair === undefined || show === undefined) throw new Error('tools missing');
+    await expect(planSequence(pair, {}, context)).rejects.toThrow(
+      /^pair step 2 \(show\): argument "word": "--output=x" starts with "-"/,
+    );
+    // A file_arg value is replaced by its temporary file's path, so its text may start with "-".
+    const note = { ...pair, sequence: [{ tool: 'show', args: { word: 'w', note: '-n' } }] };
+    expect(await planSequence(note, {}, context)).toHaveLength(1);
+  });
+});
+
 describe('planSequence: nested sequences', () => {
   it('R6.1: a step that calls a sequence runs its steps in place, checked against its own schema', async () => {
     const dir = join(fixture.scope, 'nested-tools');

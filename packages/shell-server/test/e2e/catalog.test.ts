@@ -1,9 +1,10 @@
 // The bundled catalog through the server (SPEC §2 catalog): `--tools` enables definitions from
 // tools/ by name, their availability checks run, and their tools are called like any other.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, structured, type CommandResult } from './helpers.js';
+import { E2E, structured, textOf, type CommandResult } from './helpers.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -30,5 +31,16 @@ describe('the bundled catalog', () => {
     const status = structured<CommandResult>(await server.call('git_status', {}));
     expect(status).toMatchObject({ status: 'completed', exit_code: 0 });
     expect(status.output).toContain('notes.txt');
+  });
+
+  it('SPEC §2 argv: git_log with a revision starting with "-" is a tool error naming the field; git never runs', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    const server = await e2e.server(scope, ['--tools', 'git']);
+    expect(structured<CommandResult>(await server.call('git_init', {})).status).toBe('completed');
+    const pwned = join(scope.dir, 'pwned');
+    const result = await server.call('git_log', { revision: `--output=${pwned}` });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(`argument "revision": "--output=${pwned}" starts with "-"`);
+    expect(existsSync(pwned)).toBe(false);
   });
 });

@@ -134,9 +134,17 @@ describe('argv fidelity', () => {
       METACHARACTERS,
     ]);
 
-    const words = ['a b', '$HOME', '*', '-rf', '', '; id', METACHARACTERS];
+    const words = ['a b', '$HOME', '*', 'x -rf', '', '; id', METACHARACTERS];
     const positional = await server.call('argv', { words });
     expect(JSON.parse(structured<CommandResult>(positional).output)).toEqual(words);
+  });
+
+  it('SPEC §2 argv: a positional word starting with "-" is a tool error naming the field, and nothing runs', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const refused = await server.call('argv', { words: ['ok', '-rf'] });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('argument "words": "-rf" starts with "-"');
+    expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
   it('R10.1: an option value echoed through printf comes back unchanged', async () => {

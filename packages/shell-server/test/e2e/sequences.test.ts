@@ -232,6 +232,19 @@ describe('sequences', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
+  it('SPEC §2 argv: a positional starting with "-" in a later step refuses the call before any step runs', async () => {
+    const scope = await scopeWith([
+      leafTool('show', 'cat', { positional_args: [{ name: 'file', type: 'string' }] }),
+      sequenceTool('reads', [shellStep('touch ran'), { tool: 'show', args: { file: '-n' } }]),
+    ]);
+    const server = await e2e.server(scope);
+    const result = await server.call('reads');
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('reads step 2 (show): argument "file": "-n" starts with "-"');
+    await expect(readFile(join(scope.dir, 'ran'))).rejects.toThrow();
+    expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
+  });
+
   it('R6.3: cancel kills the running step and runs no further step', async () => {
     const marker = uniqueMarker();
     const scope = await scopeWith([
