@@ -10,6 +10,7 @@ import {
   confined,
   fileState,
   IDENTITIES,
+  nodeState,
   redTeamFile,
   textOf,
   treeState,
@@ -58,13 +59,13 @@ describe.each(IDENTITIES)('as $name', (identity) => {
       '/sys/kernel/mm/transparent_hugepage/enabled',
       '/sys/kernel/uevent_helper',
     ].filter((path) => existsSync(path));
-    const before = await Promise.all(targets.map((path) => fileState(path)));
+    const before = await Promise.all(targets.map((path) => nodeState(path)));
     const result = await server().sh(seat().x('open-write', ...targets));
     for (const path of targets) {
       expect.soft(verdictLine(result.output, path)).toMatch(blockedWith(path, ['EACCES', 'EPERM']));
     }
     expect(verdicts(result.output).filter((v) => v.kind === 'ESCAPED')).toEqual([]);
-    expect(await Promise.all(targets.map((path) => fileState(path)))).toEqual(before);
+    expect(await Promise.all(targets.map((path) => nodeState(path)))).toEqual(before);
   });
 
   it('R7.2: an outside file cannot be hard-linked into the scope and written through, nor a scope file renamed out', async () => {

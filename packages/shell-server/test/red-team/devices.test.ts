@@ -12,6 +12,7 @@ import {
   confined,
   fileState,
   IDENTITIES,
+  nodeState,
   redTeamFile,
   verdictLine,
   verdicts,
@@ -83,13 +84,13 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   it('R7.6: existing block devices (loop, disks) and /dev/kmsg cannot be opened for writing', async () => {
     const targets = deviceTargets();
     expect(targets.length).toBeGreaterThan(0);
-    const before = await Promise.all(targets.map((path) => fileState(path)));
+    const before = await Promise.all(targets.map((path) => nodeState(path)));
     const result = await server().sh(seat().x('open-write', ...targets));
     for (const path of targets) {
       expect.soft(verdictLine(result.output, path)).toMatch(blockedWith(path, ['EACCES', 'EPERM']));
     }
     expect(verdicts(result.output).filter((v) => v.kind === 'ESCAPED')).toEqual([]);
-    expect(await Promise.all(targets.map((path) => fileState(path)))).toEqual(before);
+    expect(await Promise.all(targets.map((path) => nodeState(path)))).toEqual(before);
   });
 
   it('R7.6: TIOCSTI into a terminal outside is refused and nothing is typed', async () => {

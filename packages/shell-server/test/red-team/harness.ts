@@ -36,7 +36,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
   descendantsOf,
   processInfo,
@@ -218,6 +218,18 @@ async function digest(path: string): Promise<string> {
     (bytes) => createHash('sha256').update(bytes).digest('hex'),
     () => 'unreadable',
   );
+}
+
+/**
+ * What must not change of a device or a /proc or /sys file: its type, mode, owner and bytes. Their
+ * times are left out: the kernel sets them on its own (procfs inodes come and go, others write to
+ * /dev/kmsg).
+ */
+export async function nodeState(path: string): Promise<Partial<FileState> | undefined> {
+  const state = await fileState(path);
+  if (state === undefined) return undefined;
+  const { type, mode, uid, gid, sha256 } = state;
+  return { type, mode, uid, gid, sha256 };
 }
 
 /** The state of every entry of a directory tree, by relative path. */
@@ -656,9 +668,11 @@ export interface Confined {
 }
 
 /**
- * Describe-level hooks for one identity: its seat and one server (reused by the describe's tests),
- * disposed after them; every test is skipped, with the reason, when the identity cannot run.
- * `prepare` runs before the server starts (e.g. to put tool definitions in the scope).
+ * Describe-level hooks for one identity: its seat and a server, disposed after the describe's
+ * tests; every test is skipped, with the reason, when the identity cannot run. The server is one
+ * for all the describe's tests, or with `perTest` a fresh one for each test (closed after it), for
+ * attacks that would spill into the next test if they succeeded. `prepare` runs before any server
+ * starts (e.g. to put tool definitions in the scope).
  */
 export function confined(
   file: RedTeamFile,
@@ -666,8 +680,7 @@ export function confined(
   options: {
     args?: readonly string[];
     prepare?: (seat: Seat) => Promise<void>;
-    /** The tests start servers of their own (seat().server()). */
-    noServer?: boolean;
+    perTest?: boolean;
   } = {},
 ): Confined {
   let seat: Seat | undefined;
@@ -676,11 +689,17 @@ export function confined(
     if (identity.skip !== undefined) return;
     seat = await Seat.create(identity, file.runDir());
     await options.prepare?.(seat);
-    if (options.noServer !== true) server = await seat.server(options.args ?? []);
+    if (options.perTest !== true) server = await seat.server(options.args ?? []);
   }, 60_000);
-  beforeEach((context) => {
+  beforeEach(async (context) => {
     if (identity.skip !== undefined) context.skip(identity.skip);
-  });
+    if (options.perTest === true && seat !== undefined) {
+      server = await seat.server(options.args ?? []);
+    }
+  }, 60_000);
+  afterEach(async () => {
+    if (options.perTest === true) await server?.close();
+  }, 60_000);
   afterAll(async () => {
     await seat?.dispose();
   }, 60_000);

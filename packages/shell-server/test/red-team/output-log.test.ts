@@ -41,10 +41,10 @@ async function truncatedRun(server: Server): Promise<CommandResult & { full_outp
 const DENIED = ['EACCES', 'EPERM', 'EROFS', 'ENOENT'];
 
 describe.each(IDENTITIES)('as $name', (identity) => {
-  const { seat } = confined(file, identity, { noServer: true });
+  const { seat, server: current } = confined(file, identity, { perTest: true });
 
   it('R7.6: the output-log directory is not writable by a command', async () => {
-    const server = await seat().server();
+    const server = current();
     const logDir = dirname((await truncatedRun(server)).full_output_path);
     const before = await treeState(logDir);
     const result = await server.sh(seat().x('log-plant', 'write', logDir));
@@ -53,7 +53,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   });
 
   it('R7.6: symlinks planted at the next operations’ log names do not make the server write outside', async () => {
-    const server = await seat().server();
+    const server = current();
     const victim = await seat().write(join(seat().outside, 'victim.txt'), 'precious\n');
     const before = await fileState(victim);
     const logDir = dirname((await truncatedRun(server)).full_output_path);
@@ -69,7 +69,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   });
 
   it('R7.6: a log directory found from the environment cannot be planted either', async () => {
-    const server = await seat().server();
+    const server = current();
     const victim = await seat().write(join(seat().outside, 'victim-env.txt'), 'precious\n');
     const before = await fileState(victim);
     await truncatedRun(server);
@@ -80,7 +80,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   });
 
   it('R7.6: the log directory cannot be swapped for a symlink to outside', async () => {
-    const server = await seat().server();
+    const server = current();
     const target = await seat().mkdir(join(seat().outside, 'log-target'));
     const before = await treeState(seat().outside);
     const logDir = dirname((await truncatedRun(server)).full_output_path);

@@ -37,7 +37,7 @@ interface Bystander {
   readonly shell: number;
 }
 
-async function bystander(server: Server, seconds = 2): Promise<Bystander> {
+async function bystander(server: Server, seconds = 3): Promise<Bystander> {
   const marker = `ahma-redteam-${randomBytes(5).toString('hex')}`;
   const id = await server.start(`( exec -a ${marker} sleep ${String(seconds)} ); echo survived`, {
     timeout_seconds: 60,
@@ -85,10 +85,10 @@ const tracerOf = async (pid: number) =>
   /^TracerPid:\s*(\d+)/m.exec(await readFile(`/proc/${String(pid)}/status`, 'utf8'))?.[1];
 
 describe.each(IDENTITIES)('as $name', (identity) => {
-  const { seat } = confined(file, identity, { noServer: true });
+  const { seat, server: current } = confined(file, identity, { perTest: true });
 
   it('R7.6: a command cannot SIGSTOP the zygote, its own supervisor or another operation', async () => {
-    const server = await seat().server();
+    const server = current();
     const zygote = await server.zygote();
     const other = await bystander(server);
     const targets = { zygote, other: other.sleeper, 'other-shell': other.shell };
@@ -112,10 +112,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(attack.stopped).toEqual([]);
     const finished = await server.wait(other.id, 15);
     expect(finished).toMatchObject({ status: 'completed', output: 'survived\n' });
-  });
+  }, 60_000);
 
   it('R7.6: a command cannot SIGKILL the zygote, its own supervisor or another operation', async () => {
-    const server = await seat().server();
+    const server = current();
     const zygote = await server.zygote();
     const other = await bystander(server);
     const result = await server.sh(
@@ -139,10 +139,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await aliveAndRunning(zygote)).toBe(true);
     const finished = await server.wait(other.id, 15);
     expect(finished).toMatchObject({ status: 'completed', output: 'survived\n' });
-  });
+  }, 60_000);
 
   it('R7.6: after a command attacked the zygote, a later call runs, cancel works and timeouts fire', async () => {
-    const server = await seat().server();
+    const server = current();
     const zygote = await server.zygote();
     // The attack is left in place: no resume by the test this time.
     await server
@@ -163,10 +163,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     } finally {
       signal(zygote, 'SIGCONT');
     }
-  });
+  }, 60_000);
 
   it('R7.6: a command that stops itself or its supervisor still times out, and can be cancelled', async () => {
-    const server = await seat().server();
+    const server = current();
     const stopsItself = await server.start('kill -STOP $$; echo never', { timeout_seconds: 1 });
     const stopsSupervisor = await server.start('kill -STOP $PPID; sleep 30', {
       timeout_seconds: 1,
@@ -177,10 +177,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await server.wait(stopsItself, 10)).toMatchObject({ status: 'timed_out' });
     expect(await server.wait(stopsSupervisor, 10)).toMatchObject({ status: 'timed_out' });
     expect(await server.wait(cancelled, 10)).toMatchObject({ status: 'cancelled' });
-  });
+  }, 60_000);
 
   it('R7.6: PTRACE_ATTACH and /proc/<pid>/mem of the node server, the zygote and another operation are denied', async () => {
-    const server = await seat().server();
+    const server = current();
     const zygote = await server.zygote();
     const other = await bystander(server);
     const targets = { node: server.pid, zygote, other: other.sleeper };
@@ -204,10 +204,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
       expect(await aliveAndRunning(pid)).toBe(true);
     }
     expect(await server.wait(other.id, 15)).toMatchObject({ status: 'completed' });
-  });
+  }, 60_000);
 
   it('SPEC §3, R7.6: a setsid daemon started by a command does not outlive its call', async () => {
-    const server = await seat().server();
+    const server = current();
     const marker = join(seat().scope, 'daemon-outlived.txt');
     const result = await server.sh(seat().x('daemon', marker, 800));
     const pid = Number(/^daemon: info: pid (\d+)/m.exec(result.output)?.[1]);
@@ -215,10 +215,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     await sleep(1300);
     expect(await processInfo(pid)).toBeUndefined();
     expect(await fileState(marker)).toBeUndefined();
-  });
+  }, 60_000);
 
   it('R7.6: a daemon that SIGKILLs its supervisor first still does not outlive its call', async () => {
-    const server = await seat().server();
+    const server = current();
     const zygote = await server.zygote();
     const marker = join(seat().scope, 'daemon-outlived-supervisor.txt');
     const result = await server.sh(seat().x('daemon', marker, 800, '--kill-supervisor', zygote), {
@@ -233,5 +233,5 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     if (survivor !== undefined) signal(pid, 'SIGKILL');
     expect(survivor).toBeUndefined();
     expect(await fileState(marker)).toBeUndefined();
-  });
+  }, 60_000);
 });
