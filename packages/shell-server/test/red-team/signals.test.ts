@@ -1,0 +1,237 @@
+// Red team, signals, ptrace and domains (R7.6 "each command in its own nested Landlock domain, so
+// operations cannot signal or ptrace each other, the zygote or the supervisors"; "timeouts and
+// cancel hold even when the pool's processes are stopped or killed by a command"; SPEC §3 "no
+// orphan survives an operation"). The pool's zygote is `ahma-sandbox … --pool N`, the server's
+// child; a command's supervisor is its ancestor whose parent is the zygote. Each test has a server
+// of its own, so a successful attack cannot spill into the next test; whatever an attack stopped
+// is resumed by the test before it waits on anything.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  aliveAndRunning,
+  blockedWith,
+  confined,
+  descendantsOf,
+  fileState,
+  IDENTITIES,
+  processes,
+  processInfo,
+  redTeamFile,
+  signal,
+  sleep,
+  verdictLine,
+  verdicts,
+  waitFor,
+  type Server,
+} from './harness.js';
+
+const file = redTeamFile(['signal', 'ptrace', 'daemon']);
+
+/** Another operation, running for a few seconds, and its processes. */
+interface Bystander {
+  readonly id: string;
+  /** The `sleep` it runs (renamed to a marker) and the shell waiting for it. */
+  readonly sleeper: number;
+  readonly shell: number;
+}
+
+async function bystander(server: Server, seconds = 3): Promise<Bystander> {
+  const marker = `ahma-redteam-${randomBytes(5).toString('hex')}`;
+  const id = await server.start(`( exec -a ${marker} sleep ${String(seconds)} ); echo survived`, {
+    timeout_seconds: 60,
+  });
+  const sleeper = await waitFor(
+    async () => (await processes()).find((info) => info.cmdline.startsWith(marker)),
+    'the other operation',
+  );
+  return { id, sleeper: sleeper.pid, shell: sleeper.ppid };
+}
+
+/**
+ * Runs an attack and watches the server's process tree from outside until it ends: which
+ * processes were seen stopped (state T), named by `labels` where known; then resumes them all, so
+ * the attack's own result can come back even when it stopped its supervisor or the zygote.
+ */
+async function watchAttack(
+  server: Server,
+  command: string,
+  labels: Record<string, number>,
+): Promise<{ output: string; stopped: string[] }> {
+  const id = await server.start(command, { timeout_seconds: 20 });
+  const names = new Map(Object.entries(labels).map(([label, pid]) => [pid, label]));
+  const stopped = new Set<string>();
+  const deadline = Date.now() + 3000;
+  let finished = false;
+  while (!finished && Date.now() < deadline) {
+    for (const info of await descendantsOf(server.pid)) {
+      if (info.state === 'T') {
+        stopped.add(
+          names.get(info.pid) ?? `pid ${String(info.pid)} (${info.cmdline.slice(0, 40)}…)`,
+        );
+      }
+    }
+    const status = await server.call('status', { ids: [id] });
+    finished = JSON.stringify(status.structuredContent).includes('"exit_code"');
+    await sleep(20);
+  }
+  for (const info of await descendantsOf(server.pid)) signal(info.pid, 'SIGCONT');
+  const result = await server.wait(id, 10);
+  return { output: result?.output ?? '(the attack did not finish)', stopped: [...stopped] };
+}
+
+const tracerOf = async (pid: number) =>
+  /^TracerPid:\s*(\d+)/m.exec(await readFile(`/proc/${String(pid)}/status`, 'utf8'))?.[1];
+
+describe.each(IDENTITIES)('as $name', (identity) => {
+  const { seat, server: current } = confined(file, identity, { perTest: true });
+
+  it('R7.6: a command cannot SIGSTOP the zygote, its own supervisor or another operation', async () => {
+    const server = current();
+    const zygote = await server.zygote();
+    const other = await bystander(server);
+    const targets = { zygote, other: other.sleeper, 'other-shell': other.shell };
+    const attack = await watchAttack(
+      server,
+      seat().x(
+        'signal',
+        'STOP',
+        'supervisor=0',
+        ...Object.entries(targets).map(([label, pid]) => `${label}=${String(pid)}`),
+        '--zygote',
+        zygote,
+      ),
+      targets,
+    );
+    for (const label of ['supervisor', ...Object.keys(targets)]) {
+      expect
+        .soft(verdictLine(attack.output, `STOP-${label}`))
+        .toMatch(blockedWith(`STOP-${label}`, ['EPERM']));
+    }
+    expect(attack.stopped).toEqual([]);
+    const finished = await server.wait(other.id, 15);
+    expect(finished).toMatchObject({ status: 'completed', output: 'survived\n' });
+  }, 60_000);
+
+  it('R7.6: a command cannot SIGKILL the zygote, its own supervisor or another operation', async () => {
+    const server = current();
+    const zygote = await server.zygote();
+    const other = await bystander(server);
+    const result = await server.sh(
+      seat().x(
+        'signal',
+        'KILL',
+        `zygote=${String(zygote)}`,
+        'supervisor=0',
+        `other=${String(other.sleeper)}`,
+        `other-shell=${String(other.shell)}`,
+        '--zygote',
+        zygote,
+      ),
+      { timeout_seconds: 20 },
+    );
+    for (const label of ['zygote', 'supervisor', 'other', 'other-shell']) {
+      expect
+        .soft(verdictLine(result.output, `KILL-${label}`))
+        .toMatch(blockedWith(`KILL-${label}`, ['EPERM']));
+    }
+    expect(await aliveAndRunning(zygote)).toBe(true);
+    const finished = await server.wait(other.id, 15);
+    expect(finished).toMatchObject({ status: 'completed', output: 'survived\n' });
+  }, 60_000);
+
+  it('R7.6: after a command attacked the zygote, a later call runs, cancel works and timeouts fire', async () => {
+    const server = current();
+    const zygote = await server.zygote();
+    // The attack is left in place: no resume by the test this time.
+    await server
+      .start(seat().x('signal', 'STOP', `zygote=${String(zygote)}`), { timeout_seconds: 5 })
+      .catch(() => undefined);
+    await sleep(300);
+    try {
+      const later = await server.start('echo still-here', { timeout_seconds: 10 });
+      expect(await server.wait(later, 6)).toMatchObject({
+        status: 'completed',
+        output: 'still-here\n',
+      });
+      const cancelled = await server.start('sleep 30', { timeout_seconds: 60 });
+      await server.cancel(cancelled);
+      expect(await server.wait(cancelled, 6)).toMatchObject({ status: 'cancelled' });
+      const timed = await server.start('sleep 30', { timeout_seconds: 1 });
+      expect(await server.wait(timed, 6)).toMatchObject({ status: 'timed_out' });
+    } finally {
+      signal(zygote, 'SIGCONT');
+    }
+  }, 60_000);
+
+  it('R7.6: a command that stops itself or its supervisor still times out, and can be cancelled', async () => {
+    const server = current();
+    const stopsItself = await server.start('kill -STOP $$; echo never', { timeout_seconds: 1 });
+    const stopsSupervisor = await server.start('kill -STOP $PPID; sleep 30', {
+      timeout_seconds: 1,
+    });
+    const cancelled = await server.start('kill -STOP $$; echo never', { timeout_seconds: 60 });
+    await sleep(200);
+    await server.cancel(cancelled);
+    expect(await server.wait(stopsItself, 10)).toMatchObject({ status: 'timed_out' });
+    expect(await server.wait(stopsSupervisor, 10)).toMatchObject({ status: 'timed_out' });
+    expect(await server.wait(cancelled, 10)).toMatchObject({ status: 'cancelled' });
+  }, 60_000);
+
+  it('R7.6: PTRACE_ATTACH and /proc/<pid>/mem of the node server, the zygote and another operation are denied', async () => {
+    const server = current();
+    const zygote = await server.zygote();
+    const other = await bystander(server);
+    const targets = { node: server.pid, zygote, other: other.sleeper };
+    const result = await server.sh(
+      seat().x(
+        'ptrace',
+        ...Object.entries(targets).map(([label, pid]) => `${label}=${String(pid)}`),
+      ),
+    );
+    for (const label of Object.keys(targets)) {
+      expect
+        .soft(verdictLine(result.output, `ptrace-${label}`))
+        .toMatch(blockedWith(`ptrace-${label}`, ['EPERM']));
+      expect
+        .soft(verdictLine(result.output, `mem-${label}`))
+        .toMatch(blockedWith(`mem-${label}`, ['EACCES', 'EPERM']));
+    }
+    expect(verdicts(result.output).filter((v) => v.kind === 'ESCAPED')).toEqual([]);
+    for (const pid of Object.values(targets)) {
+      expect(await tracerOf(pid)).toBe('0');
+      expect(await aliveAndRunning(pid)).toBe(true);
+    }
+    expect(await server.wait(other.id, 15)).toMatchObject({ status: 'completed' });
+  }, 60_000);
+
+  it('SPEC §3, R7.6: a setsid daemon started by a command does not outlive its call', async () => {
+    const server = current();
+    const marker = join(seat().scope, 'daemon-outlived.txt');
+    const result = await server.sh(seat().x('daemon', marker, 800));
+    const pid = Number(/^daemon: info: pid (\d+)/m.exec(result.output)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    await sleep(1300);
+    expect(await processInfo(pid)).toBeUndefined();
+    expect(await fileState(marker)).toBeUndefined();
+  }, 60_000);
+
+  it('R7.6: a daemon that SIGKILLs its supervisor first still does not outlive its call', async () => {
+    const server = current();
+    const zygote = await server.zygote();
+    const marker = join(seat().scope, 'daemon-outlived-supervisor.txt');
+    const result = await server.sh(seat().x('daemon', marker, 800, '--kill-supervisor', zygote), {
+      timeout_seconds: 10,
+    });
+    expect
+      .soft(verdictLine(result.output, 'kill-supervisor'))
+      .toMatch(blockedWith('kill-supervisor', ['EPERM']));
+    const pid = Number(/^daemon: info: pid (\d+)/m.exec(result.output)?.[1]);
+    await sleep(1300);
+    const survivor = pid > 0 ? await processInfo(pid) : undefined;
+    if (survivor !== undefined) signal(pid, 'SIGKILL');
+    expect(survivor).toBeUndefined();
+    expect(await fileState(marker)).toBeUndefined();
+  }, 60_000);
+});
