@@ -21,9 +21,9 @@
  *       prints "landlock-abi=N" and exits 0; exits 78 with the reason on stderr when Landlock is
  *       unavailable.
  *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
- *                [--grace-ms N] -- COMMAND [ARG...]
+ *                [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
  *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
- *                [--grace-ms N] --pool N [--shell PATH] --
+ *                [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --
  *
  * Exit status: COMMAND's exit status, or death by the same signal that killed COMMAND;
  * 78 Landlock unavailable; 125 usage or setup error of the helper itself;
@@ -75,9 +75,9 @@
 static void usage(FILE *out) {
     fputs("usage: " PROG " --probe\n"
           "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
-          "                    [--keep-capabilities] [--grace-ms N] -- COMMAND [ARG...]\n"
+          "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]\n"
           "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
-          "                    [--keep-capabilities] [--grace-ms N] --pool N [--shell PATH] --\n",
+          "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --\n",
           out);
 }
 
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
             break;
         } else if (strcmp(arg, "--rw") == 0 || strcmp(arg, "--ro") == 0 ||
                    strcmp(arg, "--grace-ms") == 0 || strcmp(arg, "--pool") == 0 ||
-                   strcmp(arg, "--shell") == 0) {
+                   strcmp(arg, "--shell") == 0 || strcmp(arg, "--scope") == 0) {
             if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
             const char *value = argv[++i];
             if (strcmp(arg, "--grace-ms") == 0) {
@@ -140,6 +140,12 @@ int main(int argc, char **argv) {
             if (strcmp(arg, "--shell") == 0) {
                 shell_path = value;
                 shell_given = 1;
+                continue;
+            }
+            if (strcmp(arg, "--scope") == 0) {
+                if ((scope_path = realpath(value, NULL)) == NULL || strcmp(scope_path, "/") == 0)
+                    die(EXIT_HELPER, "--scope %s: %s", value,
+                        scope_path == NULL ? strerror(errno) : "the root cannot be the scope");
                 continue;
             }
             struct stat st;
@@ -204,6 +210,9 @@ int main(int argc, char **argv) {
     fflush(NULL);
     if (pool_size > 0) run_zygote(); /* every unit it forks inherits the sandbox */
 
+    if (!cwd_inside_scope())
+        die(EXIT_HELPER, "the working directory is not inside the scope %s (did it change after it was checked?)",
+            scope_path);
     struct supervisor sv = {.main_pid = fork()};
     if (sv.main_pid < 0) die(EXIT_HELPER, "fork: %s", strerror(errno));
     if (sv.main_pid == 0) {

@@ -3,9 +3,12 @@
 
 #include "common.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 void die(int code, const char *fmt, ...) {
@@ -16,6 +19,16 @@ void die(int code, const char *fmt, ...) {
     fputc('\n', stderr);
     va_end(ap);
     exit(code);
+}
+
+const char *scope_path;
+
+int cwd_inside_scope(void) {
+    if (scope_path == NULL) return 1;
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == NULL) return 0;
+    size_t n = strlen(scope_path);
+    return strncmp(cwd, scope_path, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/');
 }
 
 int64_t now_ms(void) {

@@ -18,6 +18,16 @@
 /* Prints "ahma-sandbox: MESSAGE" on stderr and exits with code. */
 void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/* --scope: the real path commands' working directories must lie beneath, or NULL (no check). */
+extern const char *scope_path;
+
+/*
+ * Whether this process's working directory lies beneath scope_path (always, without one). Checked
+ * after the change of directory, so a directory swapped for a symlink after the server checked the
+ * path cannot put a command outside: the kernel reports where the process really is.
+ */
+int cwd_inside_scope(void);
+
 /* Milliseconds on the monotonic clock: for deadlines, immune to changes of the wall clock. */
 int64_t now_ms(void);
 

@@ -57,6 +57,9 @@
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
 #endif
@@ -105,13 +108,26 @@ static const struct rule deny_list[] = {
 #endif
     DENY_IF_IS(SYS_mknodat, 2, S_IFMT, S_IFBLK),
     DENY_IF_IS(SYS_mknodat, 2, S_IFMT, S_IFCHR),
-    /* Set-user-ID and set-group-ID bits: Landlock does not see chmod, anywhere. */
+    /* Set-user-ID and set-group-ID bits: Landlock does not see chmod, anywhere; and a file can be
+     * created with them (open's or mknod's mode). C libraries pass a mode of 0 when O_CREAT is
+     * not given, so the mode is checked whatever the flags. openat2() hides its mode in memory:
+     * ENOSYS, on which callers fall back to openat(). */
 #ifdef SYS_chmod
     DENY_IF_HAS(SYS_chmod, 1, SET_ID_BITS),
 #endif
     DENY_IF_HAS(SYS_fchmod, 1, SET_ID_BITS),
     DENY_IF_HAS(SYS_fchmodat, 2, SET_ID_BITS),
     DENY_IF_HAS(SYS_fchmodat2, 2, SET_ID_BITS),
+#ifdef SYS_open
+    DENY_IF_HAS(SYS_open, 2, SET_ID_BITS),
+    DENY_IF_HAS(SYS_creat, 1, SET_ID_BITS),
+#endif
+#ifdef SYS_mknod
+    DENY_IF_HAS(SYS_mknod, 1, SET_ID_BITS),
+#endif
+    DENY_IF_HAS(SYS_openat, 3, SET_ID_BITS),
+    DENY_IF_HAS(SYS_mknodat, 2, SET_ID_BITS),
+    {SYS_openat2, ALWAYS, 0, 0, 0, ENOSYS},
     /* Namespaces; clone3() hides its flags in memory, so it is refused with ENOSYS, which makes
      * the C library fall back to clone(), whose flags are checked. */
     DENY_IF_HAS(SYS_clone, 0, NEW_NAMESPACES),

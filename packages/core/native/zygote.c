@@ -55,7 +55,12 @@ static const char bootstrap[] =
     "mapfile -d '' -t __ahma_req <&4\n"               /* cwd, mode (shell), script */
     "exec 3<&- 4<&-\n"
     "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"
-    "cd -- \"${__ahma_req[0]}\" || exit 125\n"
+    "cd -P -- \"${__ahma_req[0]}\" || exit 125\n"
+    /* $1: the scope; the physical directory we are in must lie beneath it (see cwd_inside_scope) */
+    "if [[ -n $1 && $PWD != \"$1\" && $PWD != \"$1\"/* ]]; then\n"
+    "  echo \"ahma-sandbox: ${__ahma_req[0]} is not inside the scope $1 (did it change after it was checked?)\" >&2; exit 125\n"
+    "fi\n"
+    "set --\n"
     "__ahma_script=${__ahma_req[2]}\n"
     "unset __ahma_go __ahma_req\n"
     "eval \"unset __ahma_script; $__ahma_script\"\n";
@@ -271,6 +276,10 @@ static void run_argv(int go_r, int body) {
         dprintf(STDERR_FILENO, PROG ": cannot change to %s: %s\n", cwd, strerror(errno));
         _exit(EXIT_HELPER);
     }
+    if (!cwd_inside_scope()) {
+        dprintf(STDERR_FILENO, PROG ": %s is not inside the scope %s (did it change after it was checked?)\n", cwd, scope_path);
+        _exit(EXIT_HELPER);
+    }
     exec_command(argv);
 }
 
@@ -298,8 +307,10 @@ static void run_unit(enum mode mode, int go_r, int body, int out_w) {
             give_shell_unit_fds(go_r, body, out_w);
             enter_command_domain();
             reset_signals();
-            char *const args[] = {(char *)shell_path, "--noprofile", "--norc", "-c",
-                                  (char *)bootstrap, NULL};
+            /* $0 as bash would set it, $1 the scope (cleared before the script runs) */
+            char *const args[] = {(char *)shell_path, "--noprofile",      "--norc",
+                                  "-c",               (char *)bootstrap, (char *)shell_path,
+                                  (char *)(scope_path == NULL ? "" : scope_path), NULL};
             exec_command(args);
         }
     }

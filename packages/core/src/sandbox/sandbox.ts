@@ -83,7 +83,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const base = { scope: options.scope, writable, cacheRoot: await realpath(cacheRoot) };
 
-  const grace = ['--grace-ms', String(options.graceMs ?? 2000)];
+  // --scope: the helper checks where a command really starts (after its change of directory), so
+  // a directory swapped for a link after the server checked working_directory cannot move it out.
+  const supervision = ['--scope', options.scope, '--grace-ms', String(options.graceMs ?? 2000)];
   // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote.
   const linuxHelper = (flags: readonly string[]) => ({
     wrap: (argv: readonly string[]) => ({ file: helperPath, args: [...flags, '--', ...argv] }),
@@ -102,7 +104,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       warnings,
     };
     // On Linux the helper still supervises the process tree (no orphans), without confinement.
-    if (platform === 'linux') return { ...unconfined, ...linuxHelper(['--unconfined', ...grace]) };
+    if (platform === 'linux')
+      return { ...unconfined, ...linuxHelper(['--unconfined', ...supervision]) };
     return {
       ...unconfined,
       wrap: (argv) => ({ file: '/bin/sh', args: ['-c', 'exec "$@" 2>&1', 'sh', ...argv] }),
@@ -122,7 +125,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...writable.flatMap((path) => ['--rw', path]),
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
       ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
-      ...grace,
+      ...supervision,
     ];
     if (probe.abi < 6) {
       warnings.push(

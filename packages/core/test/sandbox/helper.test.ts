@@ -373,6 +373,50 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       expect(result.stdout).toMatch(/plain=0/);
     });
 
+    it('R7.6: TIOCSTI is refused by the seccomp filter itself, even on a terminal the command inherits and with capabilities kept', () => {
+      // A pty made here, its slave the command's stdin: only the filter stands between the command
+      // and typing into it (with --keep-capabilities, root may type into any terminal).
+      const tiocsti = (options: string) =>
+        execFileSync(
+          'python3',
+          [
+            '-c',
+            [
+              'import os, pty, subprocess, sys',
+              'master, slave = pty.openpty()',
+              `code = "import fcntl, termios, errno\\ntry:\\n fcntl.ioctl(0, termios.TIOCSTI, b'x')\\n print('typed')\\nexcept OSError as e:\\n print(errno.errorcode[e.errno])"`,
+              `args = [sys.argv[1], *sys.argv[2].split(), '--', 'python3', '-c', code]`,
+              'print(subprocess.run(args, stdin=slave, capture_output=True, text=True).stdout.strip())',
+            ].join('\n'),
+            helper,
+            options,
+          ],
+          { encoding: 'utf8' },
+        ).trim();
+      expect(tiocsti(`--rw ${scope}`)).toBe('EPERM');
+      expect(tiocsti(`--rw ${scope} --keep-capabilities`)).toBe('EPERM');
+      if (process.getuid?.() === 0) expect(tiocsti('--unconfined')).toBe('typed'); // the test can fail
+    });
+
+    it('R7.6: a file cannot be created set-uid or set-gid (open or mknod with such a mode)', async () => {
+      const result = await sandboxed(
+        `python3 -c 'import os\nfor mode in (0o4755, 0o2755):\n  try:\n    os.close(os.open("s%o" % mode, os.O_CREAT | os.O_WRONLY, mode)); print("created")\n  except OSError as e: print(e.errno)\ntry:\n  os.mknod("n", 0o104755); print("mknod")\nexcept OSError as e: print(e.errno)'`,
+      );
+      expect(result.stdout).toBe('1\n1\n1\n');
+      expect(existsSync(join(scope, 's4755'))).toBe(false);
+    });
+
+    it('R7.1: with --scope, a command whose working directory is not inside the scope is refused before it runs', async () => {
+      const escaped = await finish(
+        spawn(helper, ['--rw', scope, '--scope', scope, '--', 'touch', 'ran'], { cwd: outside }),
+      );
+      expect(escaped.code).toBe(125);
+      expect(escaped.stderr).toContain(`is not inside the scope ${scope}`);
+      expect(existsSync(join(outside, 'ran'))).toBe(false);
+      const inside = await run(['--rw', scope, '--scope', scope, '--', 'pwd']);
+      expect(inside).toMatchObject({ code: 0, stdout: `${scope}\n` });
+    });
+
     it('R7.6: new namespaces and mounts are refused', async () => {
       const result = await sandboxed(
         'unshare -U true; echo "userns=$?"; unshare -n true; echo "netns=$?"; mount -t tmpfs none mnt 2>/dev/null; echo "mount=$?"',

@@ -12,7 +12,7 @@
 // /tmp would prove nothing about the scope.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -885,6 +885,24 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       // The victim still ends normally when its own command is stopped through the zygote.
       zygote.kill(victimId, 15);
       expect(await zygote.result(victimId)).toMatchObject({ signal: 15 });
+    });
+
+    it('R7.1: with --scope, a working directory that is not inside the scope (a directory swapped for a link) is refused, in both kinds of unit', async () => {
+      const zygote = new Zygote(['--rw', scope, '--scope', scope, '--pool', '1', '--']);
+      const link = join(scope, 'swapped');
+      await symlink(outside, link);
+      for (const [mode, words] of [
+        ['argv', ['touch', 'ran-argv']],
+        ['shell', ['touch ran-shell']],
+      ] as const) {
+        const refused = await zygote.run(mode, words, link);
+        expect(refused.code).toBe(125);
+        expect(refused.output).toContain(`is not inside the scope ${scope}`);
+        const inside = await zygote.run(mode, mode === 'argv' ? ['pwd'] : ['pwd; echo "$#"']);
+        expect(inside.output).toBe(mode === 'argv' ? `${scope}\n` : `${scope}\n0\n`);
+      }
+      expect(existsSync(join(outside, 'ran-argv'))).toBe(false);
+      expect(existsSync(join(outside, 'ran-shell'))).toBe(false);
     });
 
     it('R7.2: argv units, warm or forked on the spot, are sandboxed too: a write outside --rw fails, inside works', async () => {
