@@ -106,10 +106,16 @@ export { createEngine, type Engine, type EngineOptions } from './engine.js';
 export { resolveSandboxScope, SANDBOX_SCOPE_ENV, type ScopeSource } from './sandbox/scope.js';
 export {
   createSandbox,
+  writablePaths,
   type Sandbox,
   type SandboxMechanism,
   type SandboxOptions,
+  type WritablePathsOptions,
 } from './sandbox/sandbox.js';
+export { STATE_DIR_ENV, type StateDir } from './state/state-dir.js';
+export { LogStore, LogFile, DEFAULT_LOG_BUDGET_BYTES, type LogNotes } from './state/log-store.js';
+export type { SweepReport } from './state/sweep.js';
+export type { LabelledPath } from './state/paths.js';
 export {
   defaultHelperPath,
   probeLandlock,
@@ -136,6 +142,8 @@ export {
 export {
   OutputCollector,
   stripAnsi,
+  presentLogs,
+  logPaths,
   DEFAULT_HEAD_BYTES,
   DEFAULT_TAIL_BYTES,
   type CollectedOutput,
