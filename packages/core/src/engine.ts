@@ -1,8 +1,8 @@
 // The execution engine a server creates once per scope: the sandbox (probed at creation, never
 // silently skipped), the executor with its warm shell pool, the operations, and the server's private
 // state (full-output logs under a disk budget, the per-server tool caches). Before anything runs it
-// works out every path commands will be able to write, and refuses to start when its private state
-// would lie there (R7.6). close() cancels whatever runs, stops the warm shells and
+// works out every path commands will be able to write, and refuses to start when Ahma's own code or
+// its private state would lie there (R7.6). close() cancels whatever runs, stops the warm shells and
 // removes the state, leaving no process or file behind.
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment } from './process/environment.js';
@@ -10,9 +10,11 @@ import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
 import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, logPaths, presentLogs } from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
 import { defaultHelperPath } from './sandbox/helper-binary.js';
+import { checkInstallLocation } from './sandbox/install-check.js';
 import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
 import { LogStore } from './state/log-store.js';
 import { ownTag } from './state/owner.js';
+import type { LabelledPath } from './state/paths.js';
 import { EMPTY_DIRECTORY_SCRIPT, removeConfined, removeTree } from './state/remove.js';
 import { createStateDir, type StateDir } from './state/state-dir.js';
 import { sweepDeadServers, type SweepReport } from './state/sweep.js';
@@ -42,6 +44,12 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly stateDir?: string;
   /** Disk space all full-output logs may take together (default 1 GiB). */
   readonly logBudgetBytes?: number;
+  /**
+   * Code that runs unconfined: the server's packages and their dependencies (packageClosure).
+   * When given, the engine refuses to start (INSTALL_UNSAFE) if any of it, the sandbox helper or
+   * node itself lies in a writable path. Not checked with noSandbox, where nothing is protected.
+   */
+  readonly codePaths?: readonly LabelledPath[];
   readonly helperPath?: string;
 }
 
@@ -65,6 +73,17 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const helperPath = options.helperPath ?? defaultHelperPath();
   // Everything commands will be able to write, known before anything is created or run.
   const writable = await writablePaths(options);
+  // Before the helper first runs (the probe runs it unconfined): is it, or the code, writable?
+  if (options.codePaths !== undefined && options.noSandbox !== true) {
+    await checkInstallLocation(
+      [
+        ...options.codePaths,
+        { path: helperPath, label: 'the sandbox helper' },
+        { path: process.execPath, label: 'node' },
+      ],
+      writable,
+    );
+  }
   const owner = ownTag();
   const state = await createStateDir({ root: options.stateDir, env: baseEnv, writable, owner });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;

@@ -112,6 +112,7 @@ export {
   type SandboxOptions,
   type WritablePathsOptions,
 } from './sandbox/sandbox.js';
+export { checkInstallLocation, packageClosure } from './sandbox/install-check.js';
 export { STATE_DIR_ENV, type StateDir } from './state/state-dir.js';
 export { LogStore, LogFile, DEFAULT_LOG_BUDGET_BYTES, type LogNotes } from './state/log-store.js';
 export type { SweepReport } from './state/sweep.js';

@@ -101,7 +101,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
 
   if (options.disabled === true) {
-    warnings.push('--no-sandbox: commands run UNCONFINED and can write anywhere this user can');
+    warnings.push(
+      "--no-sandbox: commands run UNCONFINED and can write anywhere this user can, Ahma's own files included (the check that refuses an Ahma installed inside a writable path is skipped)",
+    );
     const unconfined = {
       ...base,
       mechanism: 'none' as const,
