@@ -8,6 +8,8 @@ export interface ServerOptions {
   readonly tools: readonly string[];
   readonly sandboxScope: string | undefined;
   readonly noSandbox: boolean;
+  /** Root of Ahma's private state (logs); default chosen outside every writable path. */
+  readonly stateDir: string | undefined;
   /** Force every call synchronous (R3.4). */
   readonly sync: boolean;
   /** Default timeout of a command, in seconds. */
@@ -45,6 +47,8 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --tools a,b              enable bundled catalog definitions by name
   --sandbox-scope DIR      the only tree commands may write to (default: AHMA_SANDBOX_SCOPE, else cwd)
   --no-sandbox             run commands UNCONFINED (trusted environments only)
+  --state-dir DIR          Ahma's private state (output logs), outside every writable path
+                           (default: $XDG_STATE_HOME/ahma, ~/.local/state/ahma, $XDG_RUNTIME_DIR/ahma)
   --sync                   make every call synchronous
   --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
@@ -64,6 +68,7 @@ const ENV: Record<string, string> = {
   tools: 'AHMA_TOOLS',
   timeout: 'AHMA_TIMEOUT',
   'no-sandbox': 'AHMA_NO_SANDBOX',
+  'state-dir': 'AHMA_STATE_DIR',
   sync: 'AHMA_SYNC',
   'no-shell-pool': 'AHMA_NO_SHELL_POOL',
   'no-hot-reload': 'AHMA_NO_HOT_RELOAD',
@@ -93,6 +98,7 @@ export function parseCommandLine(
         tools: { type: 'string' },
         'sandbox-scope': { type: 'string' },
         'no-sandbox': { type: 'boolean' },
+        'state-dir': { type: 'string' },
         sync: { type: 'boolean' },
         timeout: { type: 'string' },
         'no-shell-pool': { type: 'boolean' },
@@ -154,6 +160,7 @@ export function parseCommandLine(
         .filter((name) => name !== ''),
       sandboxScope: values['sandbox-scope'],
       noSandbox: flag('no-sandbox'),
+      stateDir: text('state-dir'),
       sync: flag('sync'),
       timeoutSeconds: timeout,
       noShellPool: flag('no-shell-pool'),
