@@ -65,7 +65,7 @@ describe('R7.6: Ahma installed inside a writable path is refused', () => {
   });
 
   it("R7.6: packageClosure resolves the server's real runtime dependencies the way Node does", async () => {
-    const closure = await packageClosure(SHELL_SERVER);
+    const closure = packageClosure(SHELL_SERVER);
     const labels = new Set(closure.map((entry) => entry.label));
     for (const name of [
       '@ahma/shell-server',
