@@ -22,7 +22,8 @@ export default function setup(): () => void {
   process.env['XDG_STATE_HOME'] = state;
   return () => {
     try {
-      rmSync(base, { recursive: true, force: true });
+      // Retried: a server a test closed may still be exiting and writing its temp files.
+      rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     } catch {
       // A read-only tree a tool left (Go's module cache) must not fail the run.
     }
