@@ -1,16 +1,24 @@
 // The execution engine a server creates once per scope: the sandbox (probed at creation, never
-// silently skipped), the executor with its warm shell pool, and the operations. close() cancels
-// whatever runs and stops the warm shells, leaving no process behind.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// silently skipped), the executor with its warm shell pool, the operations, and the server's private
+// state (full-output logs under a disk budget, the per-server tool caches). Before anything runs it
+// works out every path commands will be able to write, and refuses to start when Ahma's own code or
+// its private state would lie there (R7.6). close() cancels whatever runs, stops the warm shells and
+// removes the state, leaving no process or file behind.
 import type { Logger } from './logger.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
-import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, ensureLogDir } from './process/output.js';
+import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, logPaths, presentLogs } from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
-import { createSandbox, type Sandbox } from './sandbox/sandbox.js';
+import { defaultHelperPath } from './sandbox/helper-binary.js';
+import { checkInstallLocation } from './sandbox/install-check.js';
+import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
+import { LogStore } from './state/log-store.js';
+import { ownTag } from './state/owner.js';
+import type { LabelledPath } from './state/paths.js';
+import { EMPTY_DIRECTORY_SCRIPT, removeConfined, removeTree } from './state/remove.js';
+import { createStateDir, type StateDir } from './state/state-dir.js';
+import { sweepDeadServers, type SweepReport } from './state/sweep.js';
 
 export interface EngineOptions extends OperationManagerOptions {
   /** The real path of the sandbox scope (see resolveSandboxScope). */
@@ -33,8 +41,20 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly headBytes?: number;
   readonly tailBytes?: number;
   readonly graceMs?: number;
-  /** Where output logs and redirected caches go (default a per-process directory in the temp dir). */
+  /**
+   * The root of Ahma's private state (--state-dir). Default: the first of $XDG_STATE_HOME/ahma,
+   * ~/.local/state/ahma and $XDG_RUNTIME_DIR/ahma that lies outside every writable path. The root
+   * is kept; this engine's directories in it are removed on close (or swept after a crash).
+   */
   readonly stateDir?: string;
+  /** Disk space all full-output logs may take together (default 1 GiB). */
+  readonly logBudgetBytes?: number;
+  /**
+   * Code that runs unconfined: the server's packages and their dependencies (packageClosure).
+   * When given, the engine refuses to start (INSTALL_UNSAFE) if any of it, the sandbox helper or
+   * node itself lies in a writable path. Not checked with noSandbox, where nothing is protected.
+   */
+  readonly codePaths?: readonly LabelledPath[];
   readonly helperPath?: string;
 }
 
@@ -43,36 +63,69 @@ export interface Engine {
   readonly executor: Executor;
   readonly operations: OperationManager;
   readonly pool: ShellPool | undefined;
-  /** Cancels running operations, waits for them, and stops the warm shells. Idempotent. */
+  /** The private state: its root, this engine's directory and logs, its cache directory. */
+  readonly state: StateDir;
+  /** The full-output logs and their disk budget. */
+  readonly logs: LogStore;
+  /** The sweep of what killed servers left under the state root (runs in the background). */
+  readonly swept: Promise<SweepReport>;
+  /** Cancels running operations, waits for them, stops the warm shells, removes the state. Idempotent. */
   close(): Promise<void>;
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
-  // A state directory of our own making (logs of truncated output, redirected caches) lives as long
-  // as the engine; one the caller names is the caller's to keep.
-  const ownStateDir = options.stateDir === undefined;
-  const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'ahma-')));
-  const logDir = join(stateDir, 'output');
-  await ensureLogDir(logDir);
+  const baseEnv = options.env ?? process.env;
+  const helperPath = options.helperPath ?? defaultHelperPath();
+  // Everything commands will be able to write, known before anything is created or run.
+  const writable = await writablePaths(options);
+  // Before the helper first runs (the probe runs it unconfined): is it, or the code, writable?
+  if (options.codePaths !== undefined && options.noSandbox !== true) {
+    await checkInstallLocation(
+      [
+        ...options.codePaths,
+        { path: helperPath, label: 'the sandbox helper' },
+        { path: process.execPath, label: 'node' },
+      ],
+      writable,
+    );
+  }
+  const owner = ownTag();
+  const state = await createStateDir({ root: options.stateDir, env: baseEnv, writable, owner });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-  const sandbox = await createSandbox({
-    scope: options.scope,
-    cacheRoot: join(stateDir, 'cache'),
-    // The helper escalates SIGTERM to SIGKILL itself: it must use the executor's grace, or the
-    // executor's backstop kills the helper first and orphans whatever ignores SIGTERM.
-    graceMs,
-    ...(options.noSandbox === undefined ? {} : { disabled: options.noSandbox }),
-    ...(options.extraWritable === undefined ? {} : { extraWritable: options.extraWritable }),
-    ...(options.writableTemp === undefined ? {} : { writableTemp: options.writableTemp }),
-    ...(options.allowUnixSockets === undefined
-      ? {}
-      : { allowUnixSockets: options.allowUnixSockets }),
-    ...(options.keepCapabilities === undefined
-      ? {}
-      : { keepCapabilities: options.keepCapabilities }),
-    ...(options.helperPath === undefined ? {} : { helperPath: options.helperPath }),
-  });
-  const env = commandEnvironment(options.env ?? process.env, sandbox.cacheRoot);
+  let sandbox: Sandbox;
+  try {
+    sandbox = await createSandbox({
+      scope: options.scope,
+      cacheRoot: state.cacheDir,
+      // The helper escalates SIGTERM to SIGKILL itself: it must use the executor's grace, or the
+      // executor's backstop kills the helper first and orphans whatever ignores SIGTERM.
+      graceMs,
+      helperPath,
+      ...(options.noSandbox === undefined ? {} : { disabled: options.noSandbox }),
+      ...(options.extraWritable === undefined ? {} : { extraWritable: options.extraWritable }),
+      ...(options.writableTemp === undefined ? {} : { writableTemp: options.writableTemp }),
+      ...(options.allowUnixSockets === undefined
+        ? {}
+        : { allowUnixSockets: options.allowUnixSockets }),
+      ...(options.keepCapabilities === undefined
+        ? {}
+        : { keepCapabilities: options.keepCapabilities }),
+    });
+  } catch (error) {
+    // Nothing has run yet: both directories are as this engine made them.
+    await Promise.all([removeTree(state.serverDir), removeTree(state.cacheDir)]);
+    throw error;
+  }
+  const env = commandEnvironment(baseEnv, sandbox.cacheRoot);
+  // Cache directories are written by commands: emptied by a remover confined to each.
+  const removeCache = (dir: string) =>
+    removeConfined(
+      dir,
+      sandbox.confine([dir], ['/bin/sh', '-c', EMPTY_DIRECTORY_SCRIPT, 'sh', dir]),
+      env,
+    );
+  const swept = sweepDeadServers({ root: state.root, self: owner, removeCache });
+  const logs = new LogStore(state.logDir, options.logBudgetBytes);
   // The pool's bootstrap needs bash ≥ 4.4 (mapfile -d) and the Linux helper's supervision.
   const pool =
     options.noShellPool === true || process.platform !== 'linux'
@@ -92,23 +145,38 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     limits: {
       headBytes: options.headBytes ?? DEFAULT_HEAD_BYTES,
       tailBytes: options.tailBytes ?? DEFAULT_TAIL_BYTES,
-      logDir,
+      logs,
     },
     graceMs,
   });
-  const operations = new OperationManager(options);
+  // A log lives as long as its operation is in the history; a result shows its logs as they are.
+  const operations = new OperationManager(options, {
+    onForget: (result) => {
+      for (const path of logPaths(result)) logs.release(path);
+    },
+    present: (result) => presentLogs(result, logs),
+  });
   let closing: Promise<void> | undefined;
   return {
     sandbox,
     executor,
     operations,
     pool,
+    state,
+    logs,
+    swept,
     close: () =>
       (closing ??= (async () => {
         // Cancel first: pooled commands are stopped through the zygote.
         await operations.shutdown();
         await pool?.close();
-        if (ownStateDir) await rm(stateDir, { recursive: true, force: true });
+        await swept;
+        logs.clear();
+        // Left behind on failure (a file in use, …): the next start sweeps it once we are gone.
+        await Promise.all([
+          removeTree(state.serverDir).catch(() => undefined),
+          removeCache(state.cacheDir).catch(() => false),
+        ]);
       })()),
   };
 }

@@ -107,10 +107,17 @@ export { silentLogger, type Logger } from './logger.js';
 export { resolveSandboxScope, SANDBOX_SCOPE_ENV, type ScopeSource } from './sandbox/scope.js';
 export {
   createSandbox,
+  writablePaths,
   type Sandbox,
   type SandboxMechanism,
   type SandboxOptions,
+  type WritablePathsOptions,
 } from './sandbox/sandbox.js';
+export { checkInstallLocation, packageClosure } from './sandbox/install-check.js';
+export { STATE_DIR_ENV, type StateDir } from './state/state-dir.js';
+export { LogStore, LogFile, DEFAULT_LOG_BUDGET_BYTES, type LogNotes } from './state/log-store.js';
+export type { SweepReport } from './state/sweep.js';
+export type { LabelledPath } from './state/paths.js';
 export {
   defaultHelperPath,
   probeLandlock,
@@ -137,6 +144,8 @@ export {
 export {
   OutputCollector,
   stripAnsi,
+  presentLogs,
+  logPaths,
   DEFAULT_HEAD_BYTES,
   DEFAULT_TAIL_BYTES,
   type CollectedOutput,

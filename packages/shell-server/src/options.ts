@@ -10,6 +10,8 @@ export interface ServerOptions {
   readonly noSandbox: boolean;
   /** Commands keep the server's capabilities (R7.6 opt-out). */
   readonly keepCapabilities: boolean;
+  /** Root of Ahma's private state (logs); default chosen outside every writable path. */
+  readonly stateDir: string | undefined;
   /** Force every call synchronous (R3.4). */
   readonly sync: boolean;
   /** Default timeout of a command, in seconds. */
@@ -48,6 +50,8 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --sandbox-scope DIR      the only tree commands may write to (default: AHMA_SANDBOX_SCOPE, else cwd)
   --no-sandbox             run commands UNCONFINED (trusted environments only)
   --keep-capabilities      let commands keep the server's capabilities (root's: see docs/security.md)
+  --state-dir DIR          Ahma's private state (output logs), outside every writable path
+                           (default: $XDG_STATE_HOME/ahma, ~/.local/state/ahma, $XDG_RUNTIME_DIR/ahma)
   --sync                   make every call synchronous
   --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
@@ -68,6 +72,7 @@ const ENV: Record<string, string> = {
   timeout: 'AHMA_TIMEOUT',
   'no-sandbox': 'AHMA_NO_SANDBOX',
   'keep-capabilities': 'AHMA_KEEP_CAPABILITIES',
+  'state-dir': 'AHMA_STATE_DIR',
   sync: 'AHMA_SYNC',
   'no-shell-pool': 'AHMA_NO_SHELL_POOL',
   'no-hot-reload': 'AHMA_NO_HOT_RELOAD',
@@ -98,6 +103,7 @@ export function parseCommandLine(
         'sandbox-scope': { type: 'string' },
         'no-sandbox': { type: 'boolean' },
         'keep-capabilities': { type: 'boolean' },
+        'state-dir': { type: 'string' },
         sync: { type: 'boolean' },
         timeout: { type: 'string' },
         'no-shell-pool': { type: 'boolean' },
@@ -160,6 +166,7 @@ export function parseCommandLine(
       sandboxScope: values['sandbox-scope'],
       noSandbox: flag('no-sandbox'),
       keepCapabilities: flag('keep-capabilities'),
+      stateDir: text('state-dir'),
       sync: flag('sync'),
       timeoutSeconds: timeout,
       noShellPool: flag('no-shell-pool'),

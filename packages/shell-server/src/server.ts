@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import {
   ArgumentValidator,
   createEngine,
+  packageClosure,
   resolveSandboxScope,
   resolveToolsDir,
   type Engine,
@@ -34,6 +35,11 @@ export function catalogDirectory(): string {
   return fileURLToPath(new URL('../../../tools', import.meta.url));
 }
 
+/** This package's directory (dist/ and src/ are at the same depth). */
+function packageDirectory(): string {
+  return fileURLToPath(new URL('..', import.meta.url));
+}
+
 export async function createServer(options: ServerOptions, logger: Logger): Promise<AhmaServer> {
   const env = process.env;
   const scope = await resolveSandboxScope({ scope: options.sandboxScope, env, cwd: process.cwd() });
@@ -44,15 +50,29 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     keepCapabilities: options.keepCapabilities,
     noShellPool: options.noShellPool,
     logger,
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+    // R7.6: the engine refuses to start when this code (the server, every dependency it resolves,
+    // @ahma/core with the helper) lies where commands can write; the helper and node are added.
+    // Unconfined commands can write anywhere: nothing to check, and no start-up time to spend.
+    ...(options.noSandbox ? {} : { codePaths: packageClosure(packageDirectory()) }),
     onListenerError: (error) => logger.error({ err: error }, 'completion listener failed'),
   });
   for (const warning of engine.sandbox.warnings) logger.warn(warning);
+  void engine.swept.then((report) => {
+    if (report.removed.length > 0) {
+      logger.info({ removed: report.removed }, 'removed what killed servers left behind');
+    }
+    for (const { path, error } of report.failed) {
+      logger.warn({ path, error }, 'could not remove what a killed server left behind');
+    }
+  });
   logger.info(
     {
       scope,
       sandbox: engine.sandbox.mechanism,
       abi: engine.sandbox.abi,
       writable: engine.sandbox.writable,
+      stateDir: engine.state.serverDir,
       toolsDir: toolsDir.dir,
     },
     'engine ready',

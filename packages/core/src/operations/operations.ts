@@ -26,6 +26,17 @@ export type OperationTask = (signal: AbortSignal, id: string) => Promise<Operati
 
 export type CompletionListener = (operation: OperationSnapshot) => void;
 
+/**
+ * How the engine ties stored results to the logs they name (SPEC §4 "Resources"): a log goes when
+ * its operation leaves the history, and a result is shown as its logs are now.
+ */
+export interface OperationHooks {
+  /** A finished operation left the bounded history: nothing will show its result again. */
+  readonly onForget?: (result: OperationResult) => void;
+  /** A stored result as it must be shown now (a log it names may have been deleted since). */
+  readonly present?: (result: OperationResult) => OperationResult;
+}
+
 export interface OperationManagerOptions {
   /** Finished operations kept for status/await (default 500). */
   readonly historyCount?: number;
@@ -51,6 +62,7 @@ export class OperationManager {
   readonly #historyCount: number;
   readonly #historyBytes: number;
   readonly #onListenerError: (error: unknown) => void;
+  readonly #hooks: OperationHooks;
   /** Running and finished operations in start order; finished ones are evicted oldest first. */
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<CompletionListener>();
@@ -61,10 +73,11 @@ export class OperationManager {
   #finished = 0;
   #closed = false;
 
-  constructor(options: OperationManagerOptions = {}) {
+  constructor(options: OperationManagerOptions = {}, hooks: OperationHooks = {}) {
     this.#historyCount = options.historyCount ?? 500;
     this.#historyBytes = options.historyBytes ?? 32 * 1024 * 1024;
     this.#onListenerError = options.onListenerError ?? (() => undefined);
+    this.#hooks = hooks;
   }
 
   /** Starts `task` in the background and returns its operation at once. */
@@ -96,7 +109,7 @@ export class OperationManager {
         this.#finished++;
         this.#evict();
         finish();
-        const snapshot = toSnapshot(entry);
+        const snapshot = this.#snapshot(entry);
         for (const listener of this.#listeners) {
           try {
             listener(snapshot);
@@ -105,7 +118,7 @@ export class OperationManager {
           }
         }
       });
-    return toSnapshot(entry);
+    return this.#snapshot(entry);
   }
 
   /** Subscribes to completions; returns the unsubscribe function. */
@@ -116,7 +129,7 @@ export class OperationManager {
 
   /** Non-blocking snapshot of the named operations, or of every known one. */
   status(ids?: readonly string[]): OperationSnapshot[] {
-    return this.#select(ids).map(toSnapshot);
+    return this.#select(ids).map((entry) => this.#snapshot(entry));
   }
 
   /**
@@ -149,7 +162,7 @@ export class OperationManager {
     await Promise.race(waits);
     clearTimeout(timer);
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-    return entries.map(toSnapshot);
+    return entries.map((entry) => this.#snapshot(entry));
   }
 
   /** Kills the operation's processes and marks it cancelled; false when it had already finished. */
@@ -187,20 +200,23 @@ export class OperationManager {
       this.#entries.delete(entry.id);
       this.#historySize -= Buffer.byteLength(entry.result?.output ?? '');
       this.#finished--;
+      if (entry.result !== undefined) this.#hooks.onForget?.(entry.result);
     }
   }
-}
 
-function toSnapshot(entry: Entry): OperationSnapshot {
-  return {
-    id: entry.id,
-    tool: entry.tool,
-    status: entry.status,
-    startedAt: entry.startedAt,
-    finishedAt: entry.finishedAt,
-    result: entry.result,
-    cancelReason: entry.cancelReason,
-  };
+  #snapshot(entry: Entry): OperationSnapshot {
+    const present = this.#hooks.present;
+    return {
+      id: entry.id,
+      tool: entry.tool,
+      status: entry.status,
+      startedAt: entry.startedAt,
+      finishedAt: entry.finishedAt,
+      result:
+        entry.result === undefined || present === undefined ? entry.result : present(entry.result),
+      cancelReason: entry.cancelReason,
+    };
+  }
 }
 
 function unknown(id: string): AhmaError {

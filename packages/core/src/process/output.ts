@@ -1,17 +1,17 @@
 // A command's output, bounded: the head and the tail are kept in memory, the middle is elided with a
 // marker, and once the output outgrows the cap everything is streamed to a log file whose path is
-// returned. A command printing gigabytes never grows the server's memory.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// returned. A command printing gigabytes never grows the server's memory, and its log never grows
+// past the logs' disk budget: a result names a log only when the log holds the whole output.
+import type { LogFile, LogStore } from '../state/log-store.js';
+import type { ExecutionResult } from './executor.js';
 
 export interface OutputLimits {
   /** Bytes kept from the start of the output. */
   readonly headBytes: number;
   /** Bytes kept from the end of the output. */
   readonly tailBytes: number;
-  /** Directory for full-output log files of truncated commands. */
-  readonly logDir: string;
+  /** Where full-output logs of truncated commands go, under a disk budget. */
+  readonly logs: LogStore;
 }
 
 /**
@@ -48,9 +48,9 @@ export class OutputCollector {
   #tail: Buffer[] = [];
   #tailSize = 0;
   #total = 0;
-  #log: WriteStream | undefined;
-  #logPath: string | undefined;
-  #logError: Error | undefined;
+  #log: LogFile | undefined;
+  /** Why no log could be created (the directory is gone, …). */
+  #logError: string | undefined;
 
   constructor(limits: OutputLimits, logName: string) {
     this.#limits = limits;
@@ -63,7 +63,11 @@ export class OutputCollector {
    */
   push(chunk: Buffer): boolean {
     this.#total += chunk.length;
-    if (this.#log === undefined && this.#total > this.#limits.headBytes + this.#limits.tailBytes) {
+    if (
+      this.#log === undefined &&
+      this.#logError === undefined &&
+      this.#total > this.#limits.headBytes + this.#limits.tailBytes
+    ) {
       // Nothing has been evicted yet, so head + tail is everything before this chunk.
       this.#openLog([...this.#head, ...this.#tail]);
     }
@@ -75,36 +79,16 @@ export class OutputCollector {
       rest = rest.subarray(take);
     }
     if (rest.length > 0) this.#appendTail(rest);
-    if (this.#log === undefined || this.#logError !== undefined) return true;
-    return this.#log.write(chunk);
+    return this.#log?.write(chunk) ?? true;
   }
 
   /** Resolves when the log file has flushed its buffer (immediately when there is none). */
   drained(): Promise<void> {
-    const log = this.#log;
-    if (log === undefined || !log.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
-      // A stream that is ending never emits 'drain' (finish() may end it while a caller waits):
-      // its 'finish' or 'close' counts too. Every listener goes once one fires: a long output
-      // waits here thousands of times.
-      const events = ['drain', 'error', 'finish', 'close'] as const;
-      const done = () => {
-        for (const event of events) log.off(event, done);
-        resolve();
-      };
-      for (const event of events) log.once(event, done);
-    });
+    return this.#log?.drained() ?? Promise.resolve();
   }
 
   /** Closes the log file and renders the kept output. */
   async finish(): Promise<CollectedOutput> {
-    const log = this.#log;
-    if (log !== undefined) {
-      await new Promise<void>((resolve) => {
-        log.end(() => resolve());
-        log.once('error', () => resolve());
-      });
-    }
     const decode = (buffers: Buffer[]) => stripAnsi(Buffer.concat(buffers).toString('utf8'));
     const kept = this.#headSize + this.#tailSize;
     if (this.#total <= kept) {
@@ -115,16 +99,24 @@ export class OutputCollector {
         totalBytes: this.#total,
       };
     }
-    const elided = this.#total - kept;
-    const where =
-      this.#logPath !== undefined && this.#logError === undefined
-        ? `full output: ${this.#logPath}`
-        : `the full output could not be saved${this.#logError === undefined ? '' : `: ${this.#logError.message}`}`;
-    const marker = `\n[… ${String(elided)} bytes elided (of ${String(this.#total)}); ${where} …]\n`;
+    const marker = (where: string) =>
+      `\n[… ${String(this.#total - kept)} bytes elided (of ${String(this.#total)}); ${where} …]\n`;
+    const log = this.#log;
+    const full = marker(`full output: ${log?.path ?? ''}`);
+    await log?.close({
+      marker: full,
+      replacement: marker(
+        `the full output log was deleted: output logs are kept within a ${this.#limits.logs.describeBudget()} disk budget, oldest deleted first`,
+      ),
+    });
+    const problem =
+      log === undefined
+        ? `the full output could not be saved: ${this.#logError ?? 'no log'}`
+        : log.problem;
     return {
-      output: `${decode(this.#head)}${marker}${decode(this.#tail)}`,
+      output: `${decode(this.#head)}${problem === undefined ? full : marker(problem)}${decode(this.#tail)}`,
       truncated: true,
-      fullOutputPath: this.#logError === undefined ? this.#logPath : undefined,
+      fullOutputPath: problem === undefined ? log?.path : undefined,
       totalBytes: this.#total,
     };
   }
@@ -148,17 +140,51 @@ export class OutputCollector {
 
   /** Starts the log file with the output so far; later chunks are appended as they arrive. */
   #openLog(earlier: readonly Buffer[]): void {
-    this.#logPath = join(this.#limits.logDir, `${this.#logName}.log`);
-    const log = createWriteStream(this.#logPath, { flags: 'w', mode: 0o600 });
-    log.on('error', (error) => {
-      this.#logError = error;
-    });
-    this.#log = log;
-    for (const buffer of earlier) log.write(buffer);
+    try {
+      this.#log = this.#limits.logs.create(this.#logName);
+    } catch (error) {
+      this.#logError = error instanceof Error ? error.message : String(error);
+      return;
+    }
+    for (const buffer of earlier) this.#log.write(buffer);
   }
 }
 
-/** Creates the log directory; called once by the executor before any command runs. */
-export async function ensureLogDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+/**
+ * A stored result as it must be shown now: a log deleted for the budget since the result was made
+ * is no longer named, and its elision marker (in the output, and in a sequence's step outputs)
+ * says it was deleted. Nothing claims a log that is gone.
+ */
+export function presentLogs(result: ExecutionResult, logs: LogStore): ExecutionResult {
+  const gone = logPaths(result).flatMap((path) => {
+    const notes = logs.deletedNotes(path);
+    return notes === undefined ? [] : [{ path, notes }];
+  });
+  if (gone.length === 0) return result;
+  // The marker names a path with a random part no command could print before the log existed.
+  const rewrite = (text: string) =>
+    gone.reduce((out, { notes }) => out.replaceAll(notes.marker, notes.replacement), text);
+  const kept = (path: string | undefined) =>
+    gone.some((entry) => entry.path === path) ? undefined : path;
+  return {
+    ...result,
+    output: rewrite(result.output),
+    fullOutputPath: kept(result.fullOutputPath),
+    ...(result.steps === undefined
+      ? {}
+      : {
+          steps: result.steps.map((step) => ({
+            ...step,
+            output: rewrite(step.output),
+            fullOutputPath: kept(step.fullOutputPath),
+          })),
+        }),
+  };
+}
+
+/** Every log a result names: its own, and its sequence steps'. */
+export function logPaths(result: ExecutionResult): string[] {
+  return [result.fullOutputPath, ...(result.steps ?? []).map((step) => step.fullOutputPath)].filter(
+    (path): path is string => path !== undefined,
+  );
 }

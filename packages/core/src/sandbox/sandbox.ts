@@ -1,10 +1,11 @@
 // The sandbox every command runs in (R7): which mechanism, which paths are writable, and how a
 // command line is wrapped. Created once per scope, after probing the mechanism; there is no silent
 // fallback to running unconfined.
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AhmaError } from '../errors.js';
+import { errorCode, type LabelledPath } from '../state/paths.js';
 import { defaultHelperPath, probeLandlock } from './helper-binary.js';
 import { seatbeltArgv, SANDBOX_EXEC } from './seatbelt.js';
 
@@ -23,7 +24,7 @@ export interface SandboxOptions {
   readonly keepCapabilities?: boolean;
   /** --no-sandbox: run unconfined (for trusted environments; the caller must warn loudly). */
   readonly disabled?: boolean;
-  /** Where the per-server caches go (default: a directory under the temp dir). */
+  /** Where the per-server caches go (default: a fresh directory in the temp dir). */
   readonly cacheRoot?: string;
   /** Time the helper gives a stopped process tree between SIGTERM and SIGKILL (default 2000). */
   readonly graceMs?: number;
@@ -46,6 +47,11 @@ export interface Sandbox {
   wrap(argv: readonly string[]): CommandLine;
   /** The command line of the shell-pool zygote keeping `size` warm shells, where supported. */
   poolCommand(size: number): CommandLine | undefined;
+  /**
+   * `argv` confined to exactly `writable` (no scope, no temp dir): the engine empties directories
+   * commands wrote (their caches) this way, so a link planted there can lead nowhere else.
+   */
+  confine(writable: readonly string[], argv: readonly string[]): CommandLine;
 }
 
 export interface CommandLine {
@@ -65,7 +71,8 @@ const FIX_LINUX = [
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const platform = options.platform ?? process.platform;
   const helperPath = options.helperPath ?? defaultHelperPath();
-  const cacheRoot = options.cacheRoot ?? join(tmpdir(), `ahma-cache-${String(process.pid)}`);
+  // mkdtemp, not a predictable name: commands write the temp dir and could plant a link there.
+  const cacheRoot = options.cacheRoot ?? (await mkdtemp(join(tmpdir(), 'ahma-cache-')));
   await mkdir(cacheRoot, { recursive: true });
   const writable = await realPaths([
     options.scope,
@@ -83,20 +90,30 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const base = { scope: options.scope, writable, cacheRoot: await realpath(cacheRoot) };
 
+  const grace = ['--grace-ms', String(options.graceMs ?? 2000)];
   // --scope: the helper checks where a command really starts (after its change of directory), so
   // a directory swapped for a link after the server checked working_directory cannot move it out.
-  const supervision = ['--scope', options.scope, '--grace-ms', String(options.graceMs ?? 2000)];
+  const inScope = ['--scope', options.scope];
   // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote.
-  const linuxHelper = (flags: readonly string[]) => ({
-    wrap: (argv: readonly string[]) => ({ file: helperPath, args: [...flags, '--', ...argv] }),
+  const linuxHelper = (flags: readonly string[], confinement: readonly string[]) => ({
+    wrap: (argv: readonly string[]) => ({
+      file: helperPath,
+      args: [...flags, ...inScope, '--', ...argv],
+    }),
     poolCommand: (size: number) => ({
       file: helperPath,
-      args: [...flags, '--pool', String(size), '--'],
+      args: [...flags, ...inScope, '--pool', String(size), '--'],
+    }),
+    confine: (paths: readonly string[], argv: readonly string[]) => ({
+      file: helperPath,
+      args: [...confinement, ...paths.flatMap((path) => ['--rw', path]), ...grace, '--', ...argv],
     }),
   });
 
   if (options.disabled === true) {
-    warnings.push('--no-sandbox: commands run UNCONFINED and can write anywhere this user can');
+    warnings.push(
+      "--no-sandbox: commands run UNCONFINED and can write anywhere this user can, Ahma's own files included (the check that refuses an Ahma installed inside a writable path is skipped)",
+    );
     const unconfined = {
       ...base,
       mechanism: 'none' as const,
@@ -104,12 +121,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       warnings,
     };
     // On Linux the helper still supervises the process tree (no orphans), without confinement.
-    if (platform === 'linux')
-      return { ...unconfined, ...linuxHelper(['--unconfined', ...supervision]) };
+    if (platform === 'linux') {
+      return { ...unconfined, ...linuxHelper(['--unconfined', ...grace], ['--unconfined']) };
+    }
+    const direct = (argv: readonly string[]) => ({
+      file: '/bin/sh',
+      args: ['-c', 'exec "$@" 2>&1', 'sh', ...argv],
+    });
     return {
       ...unconfined,
-      wrap: (argv) => ({ file: '/bin/sh', args: ['-c', 'exec "$@" 2>&1', 'sh', ...argv] }),
+      wrap: direct,
       poolCommand: () => undefined,
+      confine: (_, argv) => direct(argv),
     };
   }
 
@@ -125,14 +148,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...writable.flatMap((path) => ['--rw', path]),
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
       ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
-      ...supervision,
+      ...grace,
     ];
     if (probe.abi < 6) {
       warnings.push(
         `Landlock ABI ${String(probe.abi)} (< 6, Linux < 6.12): commands can signal each other and the pool's processes, and reach abstract unix sockets outside; upgrade the kernel for that isolation`,
       );
     }
-    return { ...base, mechanism: 'landlock', abi: probe.abi, warnings, ...linuxHelper(flags) };
+    return { ...base, mechanism: 'landlock', abi: probe.abi, warnings, ...linuxHelper(flags, []) };
   }
 
   if (platform === 'darwin') {
@@ -141,11 +164,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       mechanism: 'seatbelt',
       abi: undefined,
       warnings,
-      wrap: (argv) => {
-        const [file = SANDBOX_EXEC, ...args] = seatbeltArgv(writable, argv);
-        return { file, args };
-      },
+      wrap: (argv) => seatbeltLine(writable, argv),
       poolCommand: () => undefined,
+      confine: seatbeltLine,
     };
   }
 
@@ -153,6 +174,50 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     'SANDBOX_UNAVAILABLE',
     `no sandbox mechanism for platform "${platform}": Ahma supports Linux (Landlock) and macOS (Seatbelt). On Windows, run it inside WSL2.`,
   );
+}
+
+function seatbeltLine(writable: readonly string[], argv: readonly string[]): CommandLine {
+  const [file = SANDBOX_EXEC, ...args] = seatbeltArgv(writable, argv);
+  return { file, args };
+}
+
+export interface WritablePathsOptions {
+  readonly scope: string;
+  readonly writableTemp?: boolean | undefined;
+  readonly extraWritable?: readonly string[] | undefined;
+  readonly platform?: NodeJS.Platform | undefined;
+}
+
+/**
+ * Everything commands will be able to write, as real paths with what each is, before anything is
+ * created or run: the scope, the temp dir, extra paths, and what the mechanism grants on its own
+ * (native/landlock.c's device directories; the Seatbelt profile's temp folders). The per-server
+ * cache directory is not here: the engine places it after checking against these.
+ */
+export async function writablePaths(options: WritablePathsOptions): Promise<LabelledPath[]> {
+  const platform = options.platform ?? process.platform;
+  const implicit =
+    platform === 'darwin' ? ['/private/tmp', '/private/var/folders'] : ['/dev/shm', '/dev/pts'];
+  const listed: LabelledPath[] = [
+    { path: await realpath(options.scope), label: 'the sandbox scope' },
+    ...(options.writableTemp === false
+      ? []
+      : [{ path: await realpath(tmpdir()), label: 'the temp directory' }]),
+    ...(await Promise.all(
+      (options.extraWritable ?? []).map(async (path) => ({
+        path: await realpath(path),
+        label: 'an extra writable path',
+      })),
+    )),
+  ];
+  for (const path of implicit) {
+    const real = await realpath(path).catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (real !== undefined) listed.push({ path: real, label: `${path} (always writable)` });
+  }
+  return listed;
 }
 
 async function realPaths(paths: readonly string[]): Promise<string[]> {

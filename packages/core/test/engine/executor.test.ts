@@ -2,7 +2,7 @@
 // output stream (R15.1), non-interactive commands, timeouts and cancellation that take the whole
 // process tree down (no orphan, no zombie), bounded output with a full log.
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AhmaError } from '../../src/errors.js';
 import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
@@ -313,7 +313,11 @@ describe('Executor: bounded output', () => {
     expect(result.status).toBe('completed');
     expect(result.truncated).toBe(true);
     expect(result.output.length).toBeLessThan(DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 200);
-    expect(result.fullOutputPath).toBe(join(fixture.stateDir, 'output', `${logName}.log`));
+    // In the engine's private log directory, named after the run with a random part (R7.6).
+    expect(dirname(result.fullOutputPath ?? '')).toBe(fixture.engine.state.logDir);
+    expect(basename(result.fullOutputPath ?? '')).toMatch(
+      new RegExp(`^${logName}-[0-9a-f]{16}\\.log$`),
+    );
     const expected = Buffer.from('0123456789abcdef\n'.repeat(Math.ceil(size / 17))).subarray(
       0,
       size,

@@ -2,7 +2,6 @@
 // status, cancellation that kills the process tree, a bounded history, and a shutdown that leaves
 // nothing behind. Real commands run through the engine's executor.
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createEngine } from '../../src/engine.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -320,14 +319,16 @@ describe('OperationManager: bounded history', () => {
 });
 
 describe('Engine.close', () => {
-  it('SPEC §3: an engine that made its own state directory removes it on close', async () => {
+  it("SPEC §4 Resources: close() removes the engine's private directory and its cache directory", async () => {
     const scope = await varTmpDir('scope');
-    const engine = await createEngine({ scope, noShellPool: true });
-    const stateDir = dirname(engine.sandbox.cacheRoot);
-    expect(existsSync(stateDir)).toBe(true);
+    const root = await varTmpDir('root');
+    const engine = await createEngine({ scope, stateDir: root, noShellPool: true });
+    const { serverDir, cacheDir } = engine.state;
+    expect(engine.sandbox.cacheRoot).toBe(cacheDir);
+    expect([existsSync(serverDir), existsSync(cacheDir)]).toEqual([true, true]);
     await engine.close();
-    expect(existsSync(stateDir)).toBe(false);
-    await removeAll([scope]);
+    expect([existsSync(serverDir), existsSync(cacheDir)]).toEqual([false, false]);
+    await removeAll([scope, root]);
   });
 
   it('SPEC §3: close() cancels running operations, leaves no process, and refuses new starts', async () => {

@@ -3,26 +3,29 @@
 // the log file holds every byte. ANSI escapes are stripped; bytes decode as UTF-8 with replacement.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureLogDir, OutputCollector, stripAnsi } from '../../src/process/output.js';
+import { OutputCollector, stripAnsi } from '../../src/process/output.js';
+import { LogStore } from '../../src/state/log-store.js';
 import { removeAll, varTmpDir } from './helpers.js';
 
 let stateDir: string;
 let logDir: string;
+let logs: LogStore;
 
 beforeAll(async () => {
   stateDir = await varTmpDir('state');
   logDir = join(stateDir, 'output', 'nested');
-  await ensureLogDir(logDir);
+  await mkdir(logDir, { recursive: true, mode: 0o700 });
+  logs = new LogStore(logDir);
 });
 
 afterAll(() => removeAll([stateDir]));
 
 let names = 0;
 const collector = (headBytes: number, tailBytes: number) =>
-  new OutputCollector({ headBytes, tailBytes, logDir }, `out-${String(++names)}`);
+  new OutputCollector({ headBytes, tailBytes, logs }, `out-${String(++names)}`);
 
 /** Printable ASCII, so byte offsets and string offsets agree. */
 function asciiBytes(length: number): Buffer {
@@ -133,7 +136,7 @@ describe('OutputCollector', () => {
 
   it('SPEC §3: when the log cannot be written the output is still bounded and says so', async () => {
     const out = new OutputCollector(
-      { headBytes: 4, tailBytes: 4, logDir: join(stateDir, 'missing', 'dir') },
+      { headBytes: 4, tailBytes: 4, logs: new LogStore(join(stateDir, 'missing', 'dir')) },
       'unwritable',
     );
     await feed(out, asciiBytes(100), [9]);

@@ -1,8 +1,9 @@
 // Shared harness of the end-to-end suite: every test spawns the BUILT binary (bin/ahma-shell.js,
 // so run the package build first) in its own sandbox scope under /var/tmp (outside the temp
 // directory the sandbox always leaves writable), with the fixture tool definitions copied into
-// <scope>/.ahma/tools and XDG_CACHE_HOME pointing at a private directory so the log file can be
-// inspected. Everything a test creates is removed by E2E.cleanup().
+// <scope>/.ahma/tools, and XDG_CACHE_HOME and XDG_STATE_HOME pointing into a private directory so
+// the log file and Ahma's private state can be inspected. Everything a test creates is removed by
+// E2E.cleanup().
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -59,6 +60,8 @@ export interface Scope {
   readonly cacheHome: string;
   /** Where the server's daily log file goes. */
   readonly logDir: string;
+  /** The root of the servers' private state ($XDG_STATE_HOME/ahma): output logs, caches. */
+  readonly stateRoot: string;
   /** TMPDIR of the servers: the temp directory the sandbox leaves writable. */
   readonly tempDir: string;
   /** The environment servers and CLI runs get. */
@@ -120,11 +123,13 @@ export class E2E {
   async scope(options: ScopeOptions = {}): Promise<Scope> {
     const dir = await realpath(await mkdtemp('/var/tmp/ahma-e2e-'));
     this.#dirs.push(dir);
-    // XDG_CACHE_HOME (the log file) and TMPDIR (the server's per-process state directory, which it
-    // leaves behind) both point into one private directory, removed with the scope.
+    // XDG_CACHE_HOME (the log file), XDG_STATE_HOME (Ahma's private state) and TMPDIR all point
+    // into one private directory, removed with the scope. The state sits beside the temp dir, not
+    // in it: the server refuses a state root commands could write.
     const privateDir = await mkdtemp(join(tmpdir(), 'ahma-e2e-private-'));
     this.#dirs.push(privateDir);
     const cacheHome = join(privateDir, 'cache');
+    const stateHome = join(privateDir, 'state');
     const tempDir = join(privateDir, 'tmp');
     await mkdir(tempDir);
     const toolsDir = join(dir, '.ahma', 'tools');
@@ -137,8 +142,9 @@ export class E2E {
       dir,
       cacheHome,
       logDir: join(cacheHome, 'ahma', 'logs'),
+      stateRoot: join(stateHome, 'ahma'),
       tempDir,
-      env: childEnv({ XDG_CACHE_HOME: cacheHome, TMPDIR: tempDir }),
+      env: childEnv({ XDG_CACHE_HOME: cacheHome, XDG_STATE_HOME: stateHome, TMPDIR: tempDir }),
     };
   }
 
@@ -149,11 +155,18 @@ export class E2E {
     return dir;
   }
 
-  /** Starts `ahma-shell --mode stdio --sandbox-scope <scope> …args` and connects the SDK Client. */
-  async server(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
+  /**
+   * Starts `ahma-shell --mode stdio --sandbox-scope <scope> …args` and connects the SDK Client;
+   * `bin` runs another copy of the built server (one installed elsewhere).
+   */
+  async server(
+    scope: Scope,
+    args: readonly string[] = [],
+    bin: string = BIN,
+  ): Promise<RunningServer> {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args],
+      args: [bin, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args],
       env: scope.env,
       cwd: scope.dir,
       stderr: 'pipe',
