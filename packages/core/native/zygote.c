@@ -49,16 +49,33 @@
 #define IDLE_DEATH_LIMIT 3
 #define FRAME_HEADER 9
 
-/* The script a shell unit's B runs: wait for the go byte, read the request, run its script. */
+/*
+ * The script a shell unit's B runs: wait for the go byte, read the request, run its script.
+ *
+ * $1 is the scope (empty: no check). bash's `cd` resolves a path by itself and then changes to
+ * it by name, so a directory swapped for a symlink in between puts the shell elsewhere while $PWD
+ * still names the checked path. The check therefore asks the kernel: as many `..` as the path has
+ * components below the scope, resolved from where the shell really is, must be the scope itself
+ * (`-ef`: same device and inode). All builtins: no fork on the way.
+ */
 static const char bootstrap[] =
     "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */
     "mapfile -d '' -t __ahma_req <&4\n"               /* cwd, mode (shell), script */
     "exec 3<&- 4<&-\n"
     "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"
     "cd -P -- \"${__ahma_req[0]}\" || exit 125\n"
-    /* $1: the scope; the physical directory we are in must lie beneath it (see cwd_inside_scope) */
-    "if [[ -n $1 && $PWD != \"$1\" && $PWD != \"$1\"/* ]]; then\n"
-    "  echo \"ahma-sandbox: ${__ahma_req[0]} is not inside the scope $1 (did it change after it was checked?)\" >&2; exit 125\n"
+    "if [[ -n $1 ]]; then\n"
+    "  __ahma_below=${__ahma_req[0]#\"$1\"}; __ahma_up=.\n"
+    "  if [[ $__ahma_below == \"${__ahma_req[0]}\" || ( -n $__ahma_below && $__ahma_below != /* ) ]]; then\n"
+    "    __ahma_up=/nonexistent/\n" /* not beneath the scope by name */
+    "  elif [[ -n $__ahma_below ]]; then\n"
+    "    __ahma_below=${__ahma_below//[^\\/]/}; printf -v __ahma_up '%*s' ${#__ahma_below} ''\n"
+    "    __ahma_up=${__ahma_up// /../}\n"
+    "  fi\n"
+    "  if ! [[ $__ahma_up -ef $1 ]]; then\n"
+    "    echo \"ahma-sandbox: ${__ahma_req[0]} is not inside the scope $1 (did it change after it was checked?)\" >&2; exit 125\n"
+    "  fi\n"
+    "  unset __ahma_below __ahma_up\n"
     "fi\n"
     "set --\n"
     "__ahma_script=${__ahma_req[2]}\n"

@@ -10,7 +10,11 @@ import { resolvePathInScope, resolveWorkingDirectory } from './paths.js';
 export interface InvocationContext {
   /** The sandbox scope (absolute). */
   readonly scope: string;
-  /** Where file_arg temp files go; default the OS temp directory. */
+  /**
+   * Where file_arg temp files go. The server passes its private directory, where no command can
+   * write (a command could otherwise change another call's file between its writing and its use);
+   * default the OS temp directory.
+   */
   readonly tempRoot?: string;
 }
 

@@ -18,6 +18,8 @@ export interface PlanContext {
   readonly validator: ArgumentValidator;
   /** The sandbox scope (a real path). */
   readonly scope: string;
+  /** Where file_arg temp files go (the engine's private directory); default the temp dir. */
+  readonly tempRoot?: string;
   /** A step's timeout when its tool declares none (the server's --timeout), in seconds. */
   readonly defaultTimeoutSeconds: number;
 }
@@ -126,6 +128,7 @@ function expand(
           async prepare() {
             const prepared = await prepareInvocation(tool.leaf, withDirectory, {
               scope: context.scope,
+              ...(context.tempRoot === undefined ? {} : { tempRoot: context.tempRoot }),
             });
             return {
               command: { kind: 'argv', argv: prepared.argv },

@@ -211,7 +211,10 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       if (invalid !== undefined) return invalid;
       if (loaded.leaf.sequence !== undefined) return runSequenceTool(context, loaded, args, call);
       const prepared = await refusing(() =>
-        prepareInvocation(loaded.leaf, args, { scope: context.engine.sandbox.scope }),
+        prepareInvocation(loaded.leaf, args, {
+          scope: context.engine.sandbox.scope,
+          tempRoot: context.engine.state.serverDir,
+        }),
       );
       if (isResult(prepared)) return prepared;
       return runCommand(
@@ -241,6 +244,7 @@ async function runSequenceTool(
       tools: context.definitionTools(),
       validator: context.validator,
       scope: engine.sandbox.scope,
+      tempRoot: engine.state.serverDir,
       defaultTimeoutSeconds: context.defaultTimeoutSeconds,
     }),
   );

@@ -2,7 +2,7 @@
 // directory, where no sandboxed_shell command can write; a server killed with SIGKILL leaves its
 // state behind and the next server to start sweeps it; a state root commands could write is refused.
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { E2E, exists, structured, waitFor, type CommandResult } from './helpers.js';
@@ -81,5 +81,46 @@ describe('SPEC §4 Resources: a killed server is swept at the next start', () =>
     expect(await readdir(join(scope.stateRoot, 'servers'))).toHaveLength(1);
     expect(await readdir(caches)).toHaveLength(1);
     expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe('R7.6: file_arg files', () => {
+  it('R7.6: a file_arg value is written to the private state: the command reads it there but cannot change it', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    // The program gets the file's path: it prints the path and the text, then tries to change it.
+    await writeFile(
+      join(scope.dir, 'note.sh'),
+      'echo "$1"; cat "$1"; echo; { echo tampered >> "$1"; } 2>/dev/null && echo changed || echo refused\n',
+    );
+    await writeFile(
+      join(scope.dir, '.ahma', 'tools', 'note.json'),
+      JSON.stringify({
+        name: 'note',
+        description: 'Prints a note passed as a file',
+        command: 'bash note.sh',
+        synchronous: true,
+        subcommand: [
+          {
+            name: 'default',
+            description: 'Prints the note',
+            positional_args: [
+              {
+                name: 'text',
+                type: 'string',
+                required: true,
+                description: 'the note',
+                file_arg: true,
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const server = await e2e.server(scope);
+    const result = structured<CommandResult>(await server.call('note', { text: 'the note' }));
+    const [path, text, verdict] = result.output.split('\n');
+    expect(path?.startsWith(`${scope.stateRoot}/servers/`)).toBe(true);
+    expect(text).toBe('the note');
+    expect(verdict).toBe('refused');
   });
 });

@@ -94,7 +94,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     try {
       for (let round = 0; round < RACE_ROUNDS; round++) {
         const viaCwd = await server().call('sandboxed_shell', {
-          command: 'pwd -P; touch raced-cwd.txt',
+          // The kernel's answer: bash's own `pwd -P` re-resolves $PWD by name, so it would report
+          // where the path points now, not where the shell is.
+          command: 'readlink /proc/self/cwd; touch raced-cwd.txt',
           working_directory: 'race-dir',
         });
         const started = viaCwd.structuredContent as { operation_id?: string } | undefined;

@@ -29,7 +29,6 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -513,7 +512,9 @@ export class Seat {
 
   static async create(identity: Identity, runDir: RunDir): Promise<Seat> {
     const base = join(runDir.dir, identity.name);
-    const temp = await realpath(await mkdtemp(join(tmpdir(), `ahma-redteam-${identity.name}-`)));
+    // Beside the identity's directories, not in the test's own temp dir: that one may be private
+    // to the test process (the suite's global setup makes it 0700), out of the user's reach.
+    const temp = await realpath(await mkdtemp(join(runDir.dir, `${identity.name}-tmp-`)));
     const seat = new Seat(identity, runDir, base, temp);
     for (const dir of [base, seat.home, seat.scope, seat.outside]) {
       await mkdir(dir, { mode: 0o755 });
