@@ -207,6 +207,10 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
  * and REFER, granted beneath / (Landlock refuses linking or renaming across directories in any
  * domain that does not grant REFER, handled or not).
  */
+int landlock_confined_abi(void) { return confined_abi; }
+
+void landlock_assume_confined(int abi) { confined_abi = abi; }
+
 void enter_command_domain(void) {
     int abi = confined_abi;
     if (abi < 0) return; /* --unconfined */

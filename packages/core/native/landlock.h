@@ -24,4 +24,13 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro);
  */
 void enter_command_domain(void);
 
+/* The ABI this process was confined with by apply_landlock(), -1 when unconfined. */
+int landlock_confined_abi(void);
+
+/*
+ * For code loaded into another program (the template's builtin, bash/ahma-unit.c): that program
+ * was confined by the helper with this ABI (-1: unconfined), so enter_command_domain() applies.
+ */
+void landlock_assume_confined(int abi);
+
 #endif

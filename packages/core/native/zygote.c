@@ -24,6 +24,7 @@
 #include "common.h"
 #include "landlock.h"
 #include "supervise.h"
+#include "template.h"
 
 /*
  * `--pool N`: the helper, sandboxed once, runs every command in a unit of its own and keeps N warm
@@ -37,9 +38,11 @@
  * hands it a request: the payload into the memfd, then one NUL byte into the pipe. The oldest idle
  * unit takes a request and its replacement is forked right after; when none is idle, a unit is
  * forked on the spot. B depends on the mode:
- *   shell  `SHELL --noprofile --norc -c BOOTSTRAP` (go on fd 3, body on fd 4), which reads the
- *          request in one `mapfile` and runs that one script. A memfd is seekable, so bash reads
- *          it in 4 KiB blocks; a pipe it would read byte by byte (~0.6 us a byte).
+ *   shell  a warm shell (go on fd 3, body on fd 4): a copy of the template bash, cloned by the
+ *          template with its S (template.c, bash/ahma-unit.c), or, without a template, S forked
+ *          here and `SHELL --noprofile --norc -c BOOTSTRAP`. Either way it reads the request in
+ *          one `mapfile` and runs that one script. A memfd is seekable, so bash reads it in 4 KiB
+ *          blocks; a pipe it would read byte by byte (~0.6 us a byte).
  *   argv   a fork of the helper: it reads the request, changes to cwd and executes the words with
  *          the one-command mode's messages and exit codes (125 cwd, 126 cannot execute, 127 not
  *          found). No shell in between: it would cost more than it saves.
@@ -49,38 +52,9 @@
 #define IDLE_DEATH_LIMIT 3
 #define FRAME_HEADER 9
 
-/*
- * The script a shell unit's B runs: wait for the go byte, read the request, run its script.
- *
- * $1 is the scope (empty: no check). bash's `cd` resolves a path by itself and then changes to
- * it by name, so a directory swapped for a symlink in between puts the shell elsewhere while $PWD
- * still names the checked path. The check therefore asks the kernel: as many `..` as the path has
- * components below the scope, resolved from where the shell really is, must be the scope itself
- * (`-ef`: same device and inode). All builtins: no fork on the way.
- */
-static const char bootstrap[] =
-    "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */
-    "mapfile -d '' -t __ahma_req <&4\n"               /* cwd, mode (shell), script */
-    "exec 3<&- 4<&-\n"
-    "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"
-    "cd -P -- \"${__ahma_req[0]}\" || exit 125\n"
-    "if [[ -n $1 ]]; then\n"
-    "  __ahma_below=${__ahma_req[0]#\"$1\"}; __ahma_up=.\n"
-    "  if [[ $__ahma_below == \"${__ahma_req[0]}\" || ( -n $__ahma_below && $__ahma_below != /* ) ]]; then\n"
-    "    __ahma_up=/nonexistent/\n" /* not beneath the scope by name */
-    "  elif [[ -n $__ahma_below ]]; then\n"
-    "    __ahma_below=${__ahma_below//[^\\/]/}; printf -v __ahma_up '%*s' ${#__ahma_below} ''\n"
-    "    __ahma_up=${__ahma_up// /../}\n"
-    "  fi\n"
-    "  if ! [[ $__ahma_up -ef $1 ]]; then\n"
-    "    echo \"ahma-sandbox: ${__ahma_req[0]} is not inside the scope $1 (did it change after it was checked?)\" >&2; exit 125\n"
-    "  fi\n"
-    "  unset __ahma_below __ahma_up\n"
-    "fi\n"
-    "set --\n"
-    "__ahma_script=${__ahma_req[2]}\n"
-    "unset __ahma_go __ahma_req\n"
-    "eval \"unset __ahma_script; $__ahma_script\"\n";
+/* A bash of its own for a shell unit (no template): $1 is the scope, "" for none. On the
+ * bootstrap's first line, as in the template: a script's errors name the same line numbers. */
+static const char bootstrap[] = "__ahma_scope=$1; " SHELL_UNIT_BOOTSTRAP;
 
 enum mode { MODE_SHELL, MODE_ARGV, MODES };
 static const char *const warm_name[MODES] = {"warm shell", "warm argv unit"};
@@ -132,6 +106,7 @@ static void begin_shutdown(void) {
     got_term = 0;
     if (shutting_down) return;
     shutting_down = 1;
+    template_gone(0);
     kill_deadline = now_ms() + grace_ms + 1000;
     final_deadline = kill_deadline + 2000;
     for (size_t i = 0; i < nunits; i++) {
@@ -352,9 +327,25 @@ static struct unit *spawn_unit(enum mode mode) {
     if (u == NULL) return NULL;
     int go[2] = {-1, -1}, body = -1, out[2] = {-1, -1};
     pid_t pid = -1;
-    if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) >= 0 && pipe2(go, O_CLOEXEC) == 0 &&
-        pipe2(out, O_CLOEXEC) == 0 && (pid = fork()) == 0)
-        run_unit(mode, go[0], body, out[1]);
+    for (int fresh = 0; fresh < 2; fresh++) {
+        if ((body = memfd_create("ahma-request", MFD_CLOEXEC)) < 0 || pipe2(go, O_CLOEXEC) != 0 ||
+            pipe2(out, O_CLOEXEC) != 0)
+            break;
+        if (mode == MODE_SHELL) pid = clone_from_template(go[0], body, out[1]);
+        if (pid == TEMPLATE_FATE_UNKNOWN) {
+            /* The template may have cloned a unit holding these descriptors after all: a new set
+             * for ours, so that unit (if any) gets EOF, exits 125 and is swept as a stranger. */
+            close_fd(&go[0]);
+            close_fd(&go[1]);
+            close_fd(&body);
+            close_fd(&out[0]);
+            close_fd(&out[1]);
+            pid = -1;
+            continue;
+        }
+        if (pid < 0 && (pid = fork()) == 0) run_unit(mode, go[0], body, out[1]);
+        break;
+    }
     int err = errno;
     close_fd(&go[0]);
     close_fd(&out[1]);
@@ -554,6 +545,14 @@ static void reap_units(void) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG | __WALL);
         if (pid <= 0) return;
+        if (pid == template_pid) {
+            if (!shutting_down)
+                fprintf(stderr, PROG ": the template shell (pid %d) ended: %s %d\n", (int)pid,
+                        WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+            template_gone(1);
+            continue;
+        }
         struct unit *u = NULL;
         for (size_t i = 0; i < nunits && u == NULL; i++)
             if (!units[i]->gone && !units[i]->reaped && units[i]->pid == pid) u = units[i];
@@ -588,6 +587,7 @@ static void sweep_strays(void) {
     pid_t *live = malloc((nunits + 1) * sizeof *live);
     if (live == NULL) return;
     size_t n = 0;
+    if (template_pid > 0) live[n++] = template_pid;
     for (size_t i = 0; i < nunits; i++)
         if (!units[i]->gone && !units[i]->reaped) live[n++] = units[i]->pid;
     signal_descendants_except(NULL, SIGKILL, live, n);
@@ -615,6 +615,7 @@ void run_zygote(void) {
     /* Not dumpable: a sandboxed command (same user, same Landlock domain) cannot ptrace the zygote
      * or take its descriptors. Forks keep this; a command's exec resets it. */
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    start_template(zygote_pid);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, NULL); /* a vanished reader is EPIPE, not death */

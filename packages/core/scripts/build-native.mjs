@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Compiles the Linux sandbox exec helper (SPEC §4, R7.2) from every native/*.c (main() is in
-// native/ahma-sandbox.c) into dist/native/ahma-sandbox. Runs after tsup, which empties dist/ first.
+// native/ahma-sandbox.c) into dist/native/ahma-sandbox, and the bash builtin native/bash/*.c (with
+// the supervision and Landlock code it shares) into dist/native/ahma-unit.so, which the pool's
+// template shell loads. Runs after tsup, which empties dist/ first.
 //
 // Static linking is tried first (a static binary adds ~0.1 ms per exec, a dynamic one ~0.7 ms);
 // when the C library has no static archive (e.g. no libc.a / glibc-static installed), the helper
@@ -19,8 +21,16 @@ const sources = readdirSync(nativeDir)
   .filter((name) => name.endsWith('.c'))
   .sort()
   .map((name) => join(nativeDir, name));
+const builtinSources = [
+  ...readdirSync(join(nativeDir, 'bash'))
+    .filter((name) => name.endsWith('.c'))
+    .sort()
+    .map((name) => join(nativeDir, 'bash', name)),
+  ...['supervise.c', 'common.c', 'landlock.c'].map((name) => join(nativeDir, name)),
+];
 const outDir = join(packageDir, 'dist', 'native');
 const output = join(outDir, 'ahma-sandbox');
+const builtinOutput = join(outDir, 'ahma-unit.so');
 const compiler = process.env.CC || 'cc';
 const flags = ['-std=c11', '-O2', '-Wall', '-Wextra', '-Werror'];
 
@@ -53,14 +63,14 @@ mkdirSync(outDir, { recursive: true });
 // Compile to a temporary name and rename: a concurrent reader never sees a half-written binary.
 const temporary = `${output}.tmp-${process.pid}`;
 
-const compile = (extra) => {
+const compile = (extra, files = sources, to = temporary) => {
   try {
-    execFileSync(compiler, [...flags, ...extra, '-o', temporary, ...sources], {
+    execFileSync(compiler, [...flags, ...extra, '-o', to, ...files], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return undefined;
   } catch (error) {
-    rmSync(temporary, { force: true });
+    rmSync(to, { force: true });
     const text = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim();
     return text || error.message;
   }
@@ -82,3 +92,17 @@ if (staticError !== undefined) {
 chmodSync(temporary, 0o755);
 renameSync(temporary, output);
 say(`built ${relative(process.cwd(), output)}: ${kind}`);
+
+// The builtin lives inside bash: only its entry point is exported, and its own calls bind to its
+// own functions (-Bsymbolic), never to a bash function of the same name.
+const builtinTemporary = `${builtinOutput}.tmp-${process.pid}`;
+const builtinError = compile(
+  ['-shared', '-fPIC', '-fvisibility=hidden', '-Wl,-Bsymbolic'],
+  builtinSources,
+  builtinTemporary,
+);
+if (builtinError !== undefined) {
+  fail(`compiling ${relative(process.cwd(), builtinSources[0])} failed:\n${builtinError}`);
+}
+renameSync(builtinTemporary, builtinOutput);
+say(`built ${relative(process.cwd(), builtinOutput)}`);

@@ -9,16 +9,25 @@ import { fileURLToPath } from 'node:url';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 export const helper = join(packageDir, 'dist', 'native', 'ahma-sandbox');
+/** The bash builtin the pool's template shell loads (native/bash/ahma-unit.c), beside the helper. */
+export const unitBuiltin = join(packageDir, 'dist', 'native', 'ahma-unit.so');
 const nativeDir = join(packageDir, 'native');
 const buildScript = join(packageDir, 'scripts', 'build-native.mjs');
 
-/** The newest modification time in native/: the helper is built from the files there. */
+/** The newest modification time in native/: both binaries are built from the files there. */
 const newestSourceMs = (): number =>
-  Math.max(...readdirSync(nativeDir).map((name) => statSync(join(nativeDir, name)).mtimeMs));
+  Math.max(
+    ...readdirSync(nativeDir, { recursive: true, encoding: 'utf8' }).map(
+      (name) => statSync(join(nativeDir, name)).mtimeMs,
+    ),
+  );
 
-/** Compiles dist/native/ when the helper is missing or older than any file in native/. */
+/** Compiles dist/native/ when a binary is missing or older than any file in native/. */
 export function buildHelperIfStale(): void {
-  const stale = !existsSync(helper) || statSync(helper).mtimeMs < newestSourceMs();
+  const newest = newestSourceMs();
+  const stale = [helper, unitBuiltin].some(
+    (binary) => !existsSync(binary) || statSync(binary).mtimeMs < newest,
+  );
   if (stale) execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
 }
 
