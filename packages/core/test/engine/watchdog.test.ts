@@ -4,7 +4,7 @@
 // diagnostics, its restarts, the moment it gives up, and why a command died by a signal.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/logger.js';
-import { childrenOf, commOf } from '../sandbox/support.js';
+import { childrenOf, commOf, sessionOf } from '../sandbox/support.js';
 import {
   bash,
   engineFixture,
@@ -117,7 +117,8 @@ describe('what the pool reports', () => {
     const logger = recordingLogger();
     const fixture = await pooledEngine(logger);
     const zygote = zygoteOf(fixture);
-    const [unit] = childrenOf(zygote);
+    // A unit's supervisor leads a session of its own (the template shell does not).
+    const [unit] = childrenOf(zygote).filter((pid) => sessionOf(pid) === pid);
     if (unit === undefined) throw new Error('no warm unit');
     process.kill(unit, 'SIGKILL');
     expect(
