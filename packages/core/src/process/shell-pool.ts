@@ -184,15 +184,11 @@ export class ShellPool {
         this.#zygote = undefined;
         this.#paused = 0;
       }
-      for (const [id, pending] of this.#pending) {
-        if (pending.zygote !== zygote) continue;
-        this.#pending.delete(id);
-        pending.resolve({
-          code: null,
-          signal: null,
-          error: new Error('the shell pool stopped while the command ran'),
-        });
-      }
+      this.#endPendingOf(zygote, () => ({
+        code: null,
+        signal: null,
+        error: new Error('the shell pool stopped while the command ran'),
+      }));
       if (!died) return;
       // A zygote that dies young, again and again, is broken: stop trying and spawn directly.
       this.#crashes = Date.now() - startedAt < 10_000 ? this.#crashes + 1 : 0;
@@ -206,6 +202,15 @@ export class ShellPool {
       }
     });
     this.#armIdleTimer();
+  }
+
+  /** Ends every command still pending on `zygote`, which is gone, as `end` says for each. */
+  #endPendingOf(zygote: ChildProcess, end: (id: number) => ExitStatus): void {
+    for (const [id, pending] of this.#pending) {
+      if (pending.zygote !== zygote) continue;
+      this.#pending.delete(id);
+      pending.resolve(end(id));
+    }
   }
 
   /** Takes (true) or releases (false) one command's hold on the zygote's paused output. */
@@ -279,18 +284,14 @@ export class ShellPool {
     );
     this.#zygote = undefined; // not a crash: 'close' must not count it
     this.#paused = 0;
-    for (const [otherId, other] of this.#pending) {
-      if (other.zygote !== zygote) continue;
-      this.#pending.delete(otherId);
-      other.resolve({
-        code: null,
-        signal: 'SIGKILL',
-        note:
-          otherId === id
-            ? reason
-            : 'the shell pool stopped answering and was restarted; this command was killed with it',
-      });
-    }
+    this.#endPendingOf(zygote, (otherId) => ({
+      code: null,
+      signal: 'SIGKILL',
+      note:
+        otherId === id
+          ? reason
+          : 'the shell pool stopped answering and was restarted; this command was killed with it',
+    }));
     if (zygote.pid !== undefined) await killTree(zygote.pid);
     this.start();
   }
