@@ -146,6 +146,9 @@ int main(int argc, char **argv) {
                 if ((scope_path = realpath(value, NULL)) == NULL || strcmp(scope_path, "/") == 0)
                     die(EXIT_HELPER, "--scope %s: %s", value,
                         scope_path == NULL ? strerror(errno) : "the root cannot be the scope");
+                if (strcmp(scope_path, value) != 0) /* the server passes the real path */
+                    die(EXIT_HELPER, "--scope %s no longer resolves to itself (now %s)", value,
+                        scope_path);
                 continue;
             }
             struct stat st;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -115,10 +116,33 @@ static uint64_t handled_fs_rights(int abi) {
     return rights;
 }
 
-/* Adds a path-beneath rule. Returns 0, or -1 with errno when the path cannot be opened. */
-static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_t handled) {
+/*
+ * Whether fd is the file `path` names with no link on the way: the server passes real paths, so a
+ * writable path that resolves elsewhere had a component replaced by a link (a command can do that
+ * to a path nested in another writable one, e.g. a scope in /tmp) and must not be granted.
+ */
+static int is_real_path(int fd, const char *path) {
+    char proc[64], real[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(proc, real, sizeof real - 1);
+    if (n < 0) return 0;
+    real[n] = '\0';
+    return strcmp(real, path) == 0;
+}
+
+/*
+ * Adds a path-beneath rule. Returns 0, or -1 with errno when the path cannot be opened. `exact`:
+ * the path must be real (is_real_path), else the helper dies.
+ */
+static int add_path_rule_checked(int ruleset, const char *path, uint64_t access, uint64_t handled,
+                                 int exact) {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0) return -1;
+    if (exact && !is_real_path(fd, path))
+        die(EXIT_HELPER,
+            "%s no longer resolves to itself (a directory on its way was replaced by a link?): "
+            "refusing to grant it",
+            path);
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -137,6 +161,10 @@ static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_
     return 0;
 }
 
+static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_t handled) {
+    return add_path_rule_checked(ruleset, path, access, handled, 0);
+}
+
 /*
  * Read and execute beneath every entry of / but /dev, whose names stay listable (a rule on / for
  * reading directories only) while its devices are granted one by one. An entry that cannot be
@@ -146,7 +174,9 @@ static void allow_reading_all_but_dev(int ruleset, uint64_t handled) {
     if (add_path_rule(ruleset, "/", LL_FS_READ_DIR, handled) != 0)
         die(EXIT_HELPER, "cannot open /: %s", strerror(errno));
     DIR *root = opendir("/");
-    if (root == NULL) die(EXIT_HELPER, "cannot list /: %s", strerror(errno));
+    struct stat slash;
+    if (root == NULL || stat("/", &slash) != 0)
+        die(EXIT_HELPER, "cannot list /: %s", strerror(errno));
     struct dirent *entry;
     char path[sizeof entry->d_name + 1];
     while ((entry = readdir(root)) != NULL) {
@@ -154,6 +184,9 @@ static void allow_reading_all_but_dev(int ruleset, uint64_t handled) {
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "dev") == 0)
             continue;
         snprintf(path, sizeof path, "/%s", name);
+        /* / again (a link or bind mount of it) would grant its dev/ */
+        struct stat st;
+        if (stat(path, &st) == 0 && st.st_dev == slash.st_dev && st.st_ino == slash.st_ino) continue;
         /* /bin -> usr/bin: the rule lands on the target, which is beneath / too */
         (void)add_path_rule(ruleset, path, LL_FS_READ_EXEC, handled);
     }
@@ -177,10 +210,10 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
 
     allow_reading_all_but_dev(ruleset, handled);
     for (size_t i = 0; i < nro; i++)
-        if (add_path_rule(ruleset, ro[i], LL_FS_READ_EXEC, handled) != 0)
+        if (add_path_rule_checked(ruleset, ro[i], LL_FS_READ_EXEC, handled, 1) != 0)
             die(EXIT_HELPER, "--ro %s: %s", ro[i], strerror(errno));
     for (size_t i = 0; i < nrw; i++)
-        if (add_path_rule(ruleset, rw[i], handled & ~LL_FS_MAKE_DEVICE, handled) != 0)
+        if (add_path_rule_checked(ruleset, rw[i], handled & ~LL_FS_MAKE_DEVICE, handled, 1) != 0)
             die(EXIT_HELPER, "--rw %s: %s", rw[i], strerror(errno));
     for (size_t i = 0; i < sizeof device_paths / sizeof *device_paths; i++) {
         const char *dev = device_paths[i];

@@ -46,6 +46,11 @@ const kill = (pid: number) => {
   }
 };
 
+/** The parent of pid, or undefined when it is gone (or a zombie). */
+export function parentOf(pid: number): number | undefined {
+  return parents().get(pid);
+}
+
 /**
  * SIGKILL to everything below root, then to root. Root stays alive (a subreaper, stopped or not)
  * until its tree is gone, so orphans re-parent to it and the next scan still finds them; rounds

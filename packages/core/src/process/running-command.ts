@@ -29,6 +29,9 @@ export interface RunningCommand {
   readonly exit: Promise<ExitStatus>;
 }
 
+/** Node has reaped it: its pid is free for reuse. */
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
 const FORCED =
   "the command's supervisor did not end it in time; the server killed its processes itself";
 
@@ -72,7 +75,9 @@ export function runningChild(child: ChildProcess): RunningCommand {
       if (signal === 'SIGKILL') {
         // The executor's backstop: the helper did not end the tree within its grace (stopped,
         // say). A SIGKILL to its group would orphan what left the group (setsid daemons), so the
-        // server kills the whole tree itself.
+        // server kills the whole tree itself, unless the helper was reaped already (its tree is
+        // gone with it, and its pid may be someone else's now).
+        if (exited(child)) return;
         forcedBy = FORCED;
         void killTree(child.pid);
         return;
@@ -85,7 +90,7 @@ export function runningChild(child: ChildProcess): RunningCommand {
     },
     forceEnd: (reason) => {
       const pid = child.pid;
-      void (pid === undefined ? Promise.resolve() : killTree(pid)).then(() => {
+      void (pid === undefined || exited(child) ? Promise.resolve() : killTree(pid)).then(() => {
         for (const stream of streams) stream.destroy();
         settle({ code: null, signal: 'SIGKILL', note: reason });
       });

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { CommandLine, Sandbox } from '../sandbox/sandbox.js';
 import type { Environment } from './environment.js';
 import type { Command } from './executor.js';
-import { killTree } from './kill-tree.js';
+import { killTree, parentOf } from './kill-tree.js';
 import type { ExitStatus, RunningCommand } from './running-command.js';
 
 export interface ShellPoolOptions {
@@ -276,7 +276,9 @@ export class ShellPool {
   async #forceEnd(id: number, zygote: ChildProcess, reason: string): Promise<void> {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
-    if (pending.supervisor !== undefined) await killTree(pending.supervisor);
+    // Still the zygote's child, so still the supervisor (not a pid reused since it was reaped).
+    const supervisor = pending.supervisor;
+    if (supervisor !== undefined && parentOf(supervisor) === zygote.pid) await killTree(supervisor);
     await new Promise((resolve) => setTimeout(resolve, ZYGOTE_ANSWER_MS));
     if (!this.#pending.has(id) || this.#zygote !== zygote) return;
     this.#logger.warn(

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AhmaError } from '../errors.js';
-import { isWithin, type LabelledPath } from '../state/paths.js';
+import { isWithin, overlaps, type LabelledPath } from '../state/paths.js';
 
 /** Lines of the refusal that list offending paths; the rest is counted. */
 const LISTED = 8;
@@ -28,10 +28,15 @@ export async function checkInstallLocation(
     const real = await realpath(spelled).catch(() => undefined);
     if (real === undefined) continue;
     for (const path of new Set([spelled, real])) {
-      const clash = writable.find((candidate) => isWithin(path, candidate.path));
+      // Either way round: a writable path inside a package (its dist/, say) is as bad.
+      const clash = writable.find((candidate) => overlaps(path, candidate.path));
       if (clash === undefined || seen.has(path)) continue;
       seen.add(path);
-      problems.push(`  ${path} (${entry.label}) is inside ${clash.label} ${clash.path}`);
+      problems.push(
+        isWithin(path, clash.path)
+          ? `  ${path} (${entry.label}) is inside ${clash.label} ${clash.path}`
+          : `  ${clash.label} ${clash.path} is inside ${path} (${entry.label})`,
+      );
     }
   }
   if (problems.length === 0) return;

@@ -8,7 +8,10 @@ import { hostname } from 'node:os';
 import { errorCode } from './paths.js';
 
 export interface OwnerTag {
-  /** Hash of the host name: another machine sharing the directory (NFS home) is never judged. */
+  /**
+   * Hash of the host name and machine id: another machine sharing the directory (NFS home) is
+   * never judged, even one with the same host name (cloned VMs, `localhost`).
+   */
   readonly host: string;
   /** Start of the kernel's boot id, '0' when unknown: a different boot means the owner is gone. */
   readonly boot: string;
@@ -24,7 +27,7 @@ const TAG = /^([0-9a-f]{8})-([0-9a-f]{1,8})-(\d+)-(\d+)-(\d+)-[0-9a-f]{8}$/;
 /** The tag of this process. */
 export function ownTag(): OwnerTag {
   return {
-    host: createHash('sha256').update(hostname()).digest('hex').slice(0, 8),
+    host: createHash('sha256').update(`${hostname()}\n${machineId()}`).digest('hex').slice(0, 8),
     boot: bootId(),
     ns: pidNamespace(),
     pid: process.pid,
@@ -93,5 +96,14 @@ function pidNamespace(): string {
     return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
   } catch {
     return '0';
+  }
+}
+
+/** /etc/machine-id (systemd and most distributions), else empty. */
+function machineId(): string {
+  try {
+    return readFileSync('/etc/machine-id', 'utf8').trim();
+  } catch {
+    return '';
   }
 }

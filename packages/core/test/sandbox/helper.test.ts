@@ -6,7 +6,7 @@
 // /tmp would prove nothing about the scope.
 import { execFileSync, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -56,6 +56,12 @@ function finish(child: ChildProcess): Promise<Result> {
 const run = (args: readonly string[], stdio?: StdioOptions) => finish(start(args, stdio));
 
 /** `bash -c SCRIPT` confined to the test's scope, with extra helper options. */
+/** Makes the directory (and its parents) and returns it. */
+const mkdirAndReturn = async (path: string) => {
+  await mkdir(path, { recursive: true });
+  return path;
+};
+
 const sandboxed = (script: string, options: readonly string[] = []) =>
   run(['--rw', scope, ...options, '--', 'bash', '-c', script]);
 
@@ -415,6 +421,38 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       expect(existsSync(join(outside, 'ran'))).toBe(false);
       const inside = await run(['--rw', scope, '--scope', scope, '--', 'pwd']);
       expect(inside).toMatchObject({ code: 0, stdout: `${scope}\n` });
+    });
+
+    it('R7.6: a writable path swapped for a link by a command (a scope nested in another writable path) is refused, not granted', async () => {
+      // The server passes real paths; a command may replace a path nested in another writable one
+      // (a scope in /tmp) with a link to anywhere, and the next helper would grant that target.
+      const outer = join(scope, 'outer');
+      const nested = join(outer, 'nested');
+      const flags = ['--rw', outer, '--rw', nested, '--scope', nested];
+      const swap = await finish(
+        spawn(
+          helper,
+          [
+            ...flags,
+            '--',
+            'bash',
+            '-c',
+            `mv ${quote(nested)} ${quote(`${nested}.old`)} && ln -s ${quote(outside)} ${quote(nested)}`,
+          ],
+          { cwd: await mkdirAndReturn(nested) },
+        ),
+      );
+      expect(swap.code).toBe(0);
+      const target = join(outside, 'through-the-link');
+      const next = await finish(
+        spawn(helper, [...flags.slice(0, 4), '--', 'touch', target], { cwd: outer }),
+      );
+      expect(next.code).toBe(125);
+      expect(next.stderr).toContain(`${nested} no longer resolves to itself`);
+      expect(existsSync(target)).toBe(false);
+      const scoped = await finish(spawn(helper, ['--scope', nested, '--', 'true'], { cwd: outer }));
+      expect(scoped.code).toBe(125);
+      expect(scoped.stderr).toContain(`--scope ${nested} no longer resolves to itself`);
     });
 
     it('R7.6: new namespaces and mounts are refused', async () => {
