@@ -577,17 +577,22 @@ export class Seat {
     };
   }
 
-  /** Starts `ahma-shell --mode stdio --sandbox-scope <scope> …args` as the identity. */
-  async server(args: readonly string[] = []): Promise<Server> {
-    const { node, bin } = this.identity.switchUser
+  /** The node and the ahma-shell this identity runs (a readable copy for the switched user). */
+  async runtime(): Promise<{ node: string; bin: string }> {
+    return this.identity.switchUser
       ? await this.runDir.mirror(this.identity)
       : { node: process.execPath, bin: join(PACKAGE_DIR, 'bin', 'ahma-shell.js') };
+  }
+
+  /** Starts `ahma-shell --mode stdio --sandbox-scope <scope> …args` as the identity. */
+  async server(args: readonly string[] = [], scope = this.scope): Promise<Server> {
+    const { node, bin } = await this.runtime();
     const { command, args: argv } = asIdentity(this.identity, node, [
       bin,
       '--mode',
       'stdio',
       '--sandbox-scope',
-      this.scope,
+      scope,
       ...args,
     ]);
     // The server's working directory is its HOME, not the scope: /proc/<server>/cwd must not be a
