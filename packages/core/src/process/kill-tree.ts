@@ -1,7 +1,8 @@
 // The server's last resort (R7.6): when a supervisor or the pool's zygote stops answering (stopped,
 // wedged), the server kills the process tree below it itself, by pid, from /proc. The helper's
 // own supervision is the normal path; this is for when that path is gone.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { isLive, procStat } from './proc-stat.js';
 
 /** Every live process's parent, from /proc (zombies and processes that vanish are skipped). */
 function parents(): Map<number, number> {
@@ -9,14 +10,8 @@ function parents(): Map<number, number> {
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid <= 0) continue;
-    try {
-      // "pid (comm) state ppid …": comm may hold spaces and ')', so read after the last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z' && state !== 'X') byPid.set(pid, Number(ppid));
-    } catch {
-      // gone already
-    }
+    const stat = procStat(pid);
+    if (stat !== undefined && isLive(stat)) byPid.set(pid, stat.ppid);
   }
   return byPid;
 }
@@ -48,7 +43,8 @@ const kill = (pid: number) => {
 
 /** The parent of pid, or undefined when it is gone (or a zombie). */
 export function parentOf(pid: number): number | undefined {
-  return parents().get(pid);
+  const stat = procStat(pid);
+  return stat !== undefined && isLive(stat) ? stat.ppid : undefined;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { procStat } from '../process/proc-stat.js';
 import { errorCode } from './paths.js';
 
 export interface OwnerTag {
@@ -71,15 +72,10 @@ export function ownerIsGone(tag: OwnerTag, self: OwnerTag): boolean {
   }
 }
 
-/** Field 22 of /proc/PID/stat (after the parenthesised command name, which may hold spaces). */
+/** The start time of pid (field 22 of /proc/PID/stat), or undefined when it is gone. */
 function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return start !== undefined && /^\d+$/.test(start) ? start : undefined;
-  } catch {
-    return undefined;
-  }
+  const start = procStat(pid)?.start;
+  return start !== undefined && /^\d+$/.test(start) ? start : undefined;
 }
 
 function bootId(): string {
