@@ -163,4 +163,21 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     // The node server's working directory is its HOME, outside the scope.
     expect(await fileState(join(seat().home, 'ahma-redteam-via-cwd'))).toBeUndefined();
   });
+
+  it("R7.6: another operation's output and request cannot be written or read through /proc/<pid>/fd or environ", async () => {
+    // The victim prints, waits, prints: an attacker writing into its stdout (the pipe to the
+    // zygote) would put words into its result; its fds 3 and 4 were its request channels.
+    const marker = `victim-${String(Date.now())}`;
+    const victim = await server().start(`echo start; exec -a ${marker} sleep 3; echo unreachable`);
+    const attacker = await server().sh(
+      `for i in $(seq 50); do p=$(pgrep -f '^${marker}') && break; sleep 0.05; done; ` +
+        'for fd in 0 1 2 3 4; do { echo INJECTED > /proc/$p/fd/$fd; } 2>/dev/null && echo "wrote $fd" || echo "refused $fd"; done; ' +
+        'cat /proc/$p/environ >/dev/null 2>&1 && echo "read environ" || echo "refused environ"',
+    );
+    expect(attacker.output).toBe(
+      'refused 0\nrefused 1\nrefused 2\nrefused 3\nrefused 4\nrefused environ\n',
+    );
+    const result = await server().wait(victim, 10);
+    expect(result?.output).toBe('start\n');
+  });
 });
