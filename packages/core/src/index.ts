@@ -173,6 +173,8 @@ export {
   type OperationStatus,
   type OperationResult,
   type OperationTask,
+  type AlertListener,
   type CompletionListener,
+  type OperationAlert,
   type OperationManagerOptions,
 } from './operations/operations.js';

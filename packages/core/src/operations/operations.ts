@@ -26,6 +26,18 @@ export type OperationTask = (signal: AbortSignal, id: string) => Promise<Operati
 
 export type CompletionListener = (operation: OperationSnapshot) => void;
 
+/** Something a running operation reports before it ends (a livelog tool's detected issue). */
+export interface OperationAlert {
+  readonly operationId: string;
+  readonly tool: string;
+  /** One line for the agent. */
+  readonly summary: string;
+  /** What it is about (the chunk of output that raised it). */
+  readonly detail: string;
+}
+
+export type AlertListener = (alert: OperationAlert) => void;
+
 /**
  * How the engine ties stored results to the logs they name (SPEC §4 "Resources"): a log goes when
  * its operation leaves the history, and a result is shown as its logs are now.
@@ -66,6 +78,7 @@ export class OperationManager {
   /** Running and finished operations in start order; finished ones are evicted oldest first. */
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<CompletionListener>();
+  readonly #alertListeners = new Set<AlertListener>();
   readonly #prefix = randomBytes(3).toString('hex');
   #counter = 0;
   #historySize = 0;
@@ -125,6 +138,27 @@ export class OperationManager {
   onComplete(listener: CompletionListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Subscribes to alerts of running operations; returns the unsubscribe function. */
+  onAlert(listener: AlertListener): () => void {
+    this.#alertListeners.add(listener);
+    return () => this.#alertListeners.delete(listener);
+  }
+
+  /** Reports an alert of a running operation to every subscriber; false once it has finished. */
+  alert(id: string, summary: string, detail: string): boolean {
+    const entry = this.#entries.get(id);
+    if (entry === undefined || entry.status !== 'running') return false;
+    const alert: OperationAlert = { operationId: id, tool: entry.tool, summary, detail };
+    for (const listener of this.#alertListeners) {
+      try {
+        listener(alert);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+    return true;
   }
 
   /** Non-blocking snapshot of the named operations, or of every known one. */

@@ -166,6 +166,31 @@ describe('OperationManager: listeners', () => {
     expect(seen).toEqual(['completed']);
     expect(errors).toEqual([new Error('listener bug')]);
   });
+
+  it('SPEC §2 livelog: alert() reaches every alert listener while the operation runs, not after', async () => {
+    const errors: unknown[] = [];
+    const operations = new OperationManager({ onListenerError: (error) => errors.push(error) });
+    const seen: string[] = [];
+    operations.onAlert(() => {
+      throw new Error('alert listener bug');
+    });
+    const unsubscribe = operations.onAlert((alert) =>
+      seen.push(`${alert.operationId} ${alert.tool} ${alert.summary} ${alert.detail}`),
+    );
+    let release: () => void = () => undefined;
+    const op = operations.start('monitor', async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return synthetic();
+    });
+    expect(operations.alert(op.id, 'panic seen', 'thread main panicked')).toBe(true);
+    release();
+    await operations.await([op.id]);
+    expect(operations.alert(op.id, 'too late', '')).toBe(false);
+    expect(operations.alert('op_nope_1', 'unknown', '')).toBe(false);
+    unsubscribe();
+    expect(seen).toEqual([`${op.id} monitor panic seen thread main panicked`]);
+    expect(errors).toEqual([new Error('alert listener bug')]);
+  });
 });
 
 describe('OperationManager: await and status', () => {
