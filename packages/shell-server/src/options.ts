@@ -1,5 +1,6 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
+import { MAX_TIMEOUT_SECONDS } from '@ahma/core';
 
 export interface ServerOptions {
   readonly mode: 'stdio' | 'http' | undefined;
@@ -53,7 +54,7 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --state-dir DIR          Ahma's private state (output logs), outside every writable path
                            (default: $XDG_STATE_HOME/ahma, ~/.local/state/ahma, $XDG_RUNTIME_DIR/ahma)
   --sync                   make every call synchronous
-  --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)})
+  --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)}, at most ${String(MAX_TIMEOUT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
   --no-hot-reload          do not watch the tools directory
   --session-isolation      HTTP: one sandbox scope per session
@@ -142,8 +143,13 @@ export function parseCommandLine(
     return { kind: 'usage', error: `--mode must be "stdio" or "http", not "${mode}"` };
   }
   const timeout = positiveNumber(text('timeout'), DEFAULT_TIMEOUT_SECONDS);
-  if (timeout === undefined)
-    return { kind: 'usage', error: '--timeout must be a positive number of seconds' };
+  // The same bound as a tool's or a call's timeout_seconds (and far below what a timer can hold).
+  if (timeout === undefined || timeout > MAX_TIMEOUT_SECONDS) {
+    return {
+      kind: 'usage',
+      error: `--timeout must be a positive number of seconds, at most ${String(MAX_TIMEOUT_SECONDS)} (one day)`,
+    };
+  }
   const port = positiveNumber(text('http-port'), 3000);
   if (port === undefined || !Number.isInteger(port) || port > 65535) {
     return { kind: 'usage', error: '--http-port must be a port number' };

@@ -45,7 +45,8 @@ export function flagOf(option: ArgumentDefinition): string {
 
 function valueOf(parameter: ArgumentDefinition, args: Readonly<Record<string, unknown>>): unknown {
   const given = Object.hasOwn(args, parameter.name) ? args[parameter.name] : undefined;
-  return given ?? parameter.default;
+  // null is a value: "nothing", even where a default would apply.
+  return given === undefined ? parameter.default : given;
 }
 
 function optionArgv(option: ArgumentDefinition, value: unknown): string[] {

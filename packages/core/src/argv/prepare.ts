@@ -74,7 +74,8 @@ export async function resolvePathArguments(
   for (const parameter of [...leaf.options, ...leaf.positionals]) {
     // Own keys only: an inherited one ("toString", "constructor") is not a value the agent gave.
     const given = Object.hasOwn(args, parameter.name) ? args[parameter.name] : undefined;
-    const value = given ?? parameter.default;
+    // null unsets: it gives nothing, even where a default would apply.
+    const value = given === undefined ? parameter.default : given;
     if (value === undefined || value === null) continue;
     resolved[parameter.name] = !isPathParameter(parameter)
       ? value

@@ -62,6 +62,19 @@ function parameterSchema(parameter: ArgumentDefinition): JsonSchema {
   return schema;
 }
 
+/**
+ * The arguments with every optional one given as `null` left out: `null` unsets an optional
+ * argument (it gives nothing, even where a default would apply), so it is valid whatever the
+ * argument's type. A required argument given as `null` stays and fails its type check.
+ */
+function withoutUnsetting(inputSchema: JsonSchema, args: unknown): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
+  const required = Array.isArray(inputSchema['required']) ? inputSchema['required'] : [];
+  return Object.fromEntries(
+    Object.entries(args).filter(([key, value]) => value !== null || required.includes(key)),
+  );
+}
+
 /** A failed argument check: one message per problem, each naming the field. */
 export interface ArgumentError {
   readonly field: string;
@@ -83,7 +96,7 @@ export class ArgumentValidator {
       check = this.#compile(inputSchema);
       this.#checks.set(inputSchema, check);
     }
-    return check('', args ?? {}).map((d) => {
+    return check('', withoutUnsetting(inputSchema, args ?? {})).map((d) => {
       const field = d.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
       const where = field === '' ? 'arguments' : `argument "${field}"`;
       const message =

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { AhmaError } from '../errors.js';
 import type { ExecutionResult, ExecutionStatus } from '../process/executor.js';
+import { timerDelay } from '../process/timer.js';
 
 export type OperationStatus = 'running' | ExecutionStatus;
 
@@ -183,7 +184,7 @@ export class OperationManager {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     if (timeoutMs !== undefined) {
-      waits.push(new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))));
+      waits.push(new Promise((resolve) => (timer = setTimeout(resolve, timerDelay(timeoutMs)))));
     }
     if (signal !== undefined) {
       waits.push(

@@ -10,6 +10,7 @@ import type { Environment } from './environment.js';
 import { OutputCollector, type OutputLimits } from './output.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
+import { timerDelay } from './timer.js';
 
 export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
 
@@ -144,7 +145,7 @@ export class Executor {
         : setTimeout(() => {
             timedOut = true;
             terminate();
-          }, request.timeoutMs);
+          }, timerDelay(request.timeoutMs));
     const onAbort = () => {
       cancelled = true;
       terminate();

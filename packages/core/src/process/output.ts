@@ -99,8 +99,13 @@ export class OutputCollector {
         totalBytes: this.#total,
       };
     }
+    // The cuts fall on character boundaries: a character split by a cut is left out whole rather
+    // than decoded into U+FFFD halves.
+    const head = wholeCharactersBefore(Buffer.concat(this.#head));
+    const tail = wholeCharactersAfter(Buffer.concat(this.#tail));
+    const elided = this.#total - head.length - tail.length;
     const marker = (where: string) =>
-      `\n[… ${String(this.#total - kept)} bytes elided (of ${String(this.#total)}); ${where} …]\n`;
+      `\n[… ${String(elided)} bytes elided (of ${String(this.#total)}); ${where} …]\n`;
     const log = this.#log;
     const full = marker(`full output: ${log?.path ?? ''}`);
     await log?.close({
@@ -114,7 +119,7 @@ export class OutputCollector {
         ? `the full output could not be saved: ${this.#logError ?? 'no log'}`
         : log.problem;
     return {
-      output: `${decode(this.#head)}${problem === undefined ? full : marker(problem)}${decode(this.#tail)}`,
+      output: `${decode([head])}${problem === undefined ? full : marker(problem)}${decode([tail])}`,
       truncated: true,
       fullOutputPath: problem === undefined ? log?.path : undefined,
       totalBytes: this.#total,
@@ -148,6 +153,35 @@ export class OutputCollector {
     }
     for (const buffer of earlier) this.#log.write(buffer);
   }
+}
+
+/** A UTF-8 continuation byte (10xxxxxx). */
+const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
+
+/** Bytes a UTF-8 sequence starting with `lead` has (1 for ASCII and for bytes that lead nothing). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  if (lead >= 0xe0) return lead <= 0xef ? 3 : 1;
+  if (lead >= 0xc2) return 2;
+  return 1;
+}
+
+/** `bytes` without a character cut off at its end (at most the 3 bytes of one). */
+export function wholeCharactersBefore(bytes: Buffer): Buffer {
+  for (let back = 1; back <= Math.min(4, bytes.length); back++) {
+    const byte = bytes[bytes.length - back] ?? 0;
+    if (isContinuation(byte)) continue;
+    return sequenceLength(byte) > back ? bytes.subarray(0, bytes.length - back) : bytes;
+  }
+  return bytes;
+}
+
+/** `bytes` without the rest of a character cut off at its start (at most 3 continuation bytes). */
+export function wholeCharactersAfter(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < 3 && start < bytes.length && isContinuation(bytes[start] ?? 0)) start++;
+  // More than 3 continuation bytes in a row is not a cut character but invalid input: keep it.
+  return start < bytes.length && isContinuation(bytes[start] ?? 0) ? bytes : bytes.subarray(start);
 }
 
 /**

@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { AhmaError } from '../errors.js';
 import type { Command, ExecutionResult, ExecutionStatus, Executor } from '../process/executor.js';
 import { OutputCollector } from '../process/output.js';
+import { timerDelay } from '../process/timer.js';
 
 /** One step, prepared only when its turn comes (path checks, file_arg temp files). */
 export interface StepPlan {
@@ -75,7 +76,7 @@ export async function runSequence(
       : setTimeout(() => {
           timedOut = true;
           stop.abort();
-        }, options.timeoutMs);
+        }, timerDelay(options.timeoutMs));
   const onCancel = () => stop.abort();
   options.signal.addEventListener('abort', onCancel, { once: true });
   if (options.signal.aborted) stop.abort();

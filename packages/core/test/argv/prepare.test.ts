@@ -303,6 +303,24 @@ describe('prepareInvocation: path arguments', () => {
     );
   });
 
+  it('SPEC §2 argv: null unsets an argument, even one with a default (a default path is not even checked)', async () => {
+    const leaf = makeLeaf({
+      options: [
+        str('profile', { default: 'release' }),
+        pathArg('out', { default: '/etc' }),
+        str('message', { file_arg: true, file_flag: '-F', default: 'wip' }),
+      ],
+      positionals: [str('target', { default: 'all' })],
+    });
+    const prepared = await prepareInvocation(
+      leaf,
+      { profile: null, out: null, message: null, target: null },
+      { scope, tempRoot },
+    );
+    expect(prepared.argv).toEqual(['tool', '--fixed', 'run']);
+    await prepared.cleanup();
+  });
+
   it('SPEC §2 format path: a path default is resolved like a given value', async () => {
     const leaf = makeLeaf({ options: [pathArg('out', { default: 'build/out' })] });
     const prepared = await prepareInvocation(

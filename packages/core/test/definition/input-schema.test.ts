@@ -106,6 +106,21 @@ describe('ArgumentValidator', () => {
     ).toEqual([]);
   });
 
+  it('SPEC §2 argv: null is accepted for an optional argument (it unsets it) but not for a required one', () => {
+    expect(
+      validator.validate(schema, {
+        ...good,
+        jobs: null,
+        ratio: null,
+        features: null,
+        release: null,
+      }),
+    ).toEqual([]);
+    expect(validator.validate(schema, { ...good, profile: null })).toEqual([
+      { field: 'profile', message: 'argument "profile" must be a string' },
+    ]);
+  });
+
   it('R5.3: a wrong type names the field and the expected type', () => {
     expect(validator.validate(schema, { ...good, jobs: 'four' })).toEqual([
       { field: 'jobs', message: 'argument "jobs" must be an integer' },

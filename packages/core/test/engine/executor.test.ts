@@ -219,6 +219,21 @@ describe('Executor: non-interactive', () => {
 });
 
 describe('Executor: stopping commands', () => {
+  it("SPEC §3: a timeout beyond a Node timer's 32-bit range does not fire at once", async () => {
+    // 3,000,000 s: a plain setTimeout would fire after 1 ms and time the command out.
+    const result = await run(fixture.engine, ['sleep', '0.3'], { timeoutMs: 3_000_000_000 });
+    expect(result).toMatchObject({ status: 'completed', exitCode: 0, timedOut: false });
+    const waited = await fixture.engine.operations.await(
+      [
+        fixture.engine.operations.start('sleep', (signal, id) =>
+          run(fixture.engine, ['sleep', '0.3'], { signal, logName: id }),
+        ).id,
+      ],
+      3_000_000_000,
+    );
+    expect(waited.map((operation) => operation.status)).toEqual(['completed']);
+  });
+
   it('SPEC §3: a timeout kills the whole process group, setsid grandchildren included → timed_out', async () => {
     const marker = newMarker();
     const script = [

@@ -134,6 +134,43 @@ describe('OutputCollector', () => {
     expect(result.output).toContain('47 bytes elided');
   });
 
+  it('SPEC §3: valid UTF-8 cut by the head or the tail keeps whole characters, never U+FFFD', async () => {
+    // Every character is 2, 3 or 4 bytes, so most cut positions fall inside one.
+    const text = 'äé€😀'.repeat(40);
+    for (const [head, tail] of [
+      [5, 5],
+      [6, 7],
+      [7, 9],
+      [10, 11],
+    ] as const) {
+      const out = collector(head, tail);
+      const bytes = Buffer.from(text);
+      if (!out.push(bytes)) await out.drained();
+      const result = await out.finish();
+      expect(result.truncated).toBe(true);
+      expect(result.output).not.toContain('\uFFFD');
+      const [kept, rest = ''] = result.output.split(/\n\[… \d+ bytes elided[^\n]*\n/);
+      expect(text.startsWith(kept ?? '')).toBe(true);
+      expect(text.endsWith(rest)).toBe(true);
+      // The marker counts what is really missing between the two.
+      const elided = Number(/(\d+) bytes elided/.exec(result.output)?.[1]);
+      expect(Buffer.byteLength(kept ?? '') + Buffer.byteLength(rest) + elided).toBe(bytes.length);
+    }
+  });
+
+  it('SPEC §3: invalid UTF-8 still decodes with replacement after a cut', async () => {
+    const out = collector(4, 8);
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0x41]),
+      asciiBytes(40),
+      Buffer.from([0x80, 0x80, 0x80, 0x80, 0x42]),
+    ]);
+    if (!out.push(bytes)) await out.drained();
+    const result = await out.finish();
+    expect(result.output.startsWith('\uFFFDA')).toBe(true);
+    expect(result.output.endsWith('\uFFFD\uFFFD\uFFFD\uFFFDB')).toBe(true);
+  });
+
   it('SPEC §3: when the log cannot be written the output is still bounded and says so', async () => {
     const out = new OutputCollector(
       { headBytes: 4, tailBytes: 4, logs: new LogStore(join(stateDir, 'missing', 'dir')) },

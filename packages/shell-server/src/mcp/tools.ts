@@ -180,6 +180,20 @@ async function refusing<T>(work: () => Promise<T>): Promise<T | CallToolResult> 
 const isResult = (value: unknown): value is CallToolResult =>
   typeof value === 'object' && value !== null && 'content' in value;
 
+/**
+ * A raw word as the value of a parameter of `type`: the word itself for a string, else its JSON
+ * value ("3", "true"); a word that is not JSON stays a string, so the argument check names the
+ * parameter and its type instead of the parse failing.
+ */
+function wordValue(word: string, type: string | undefined): unknown {
+  if (type === undefined || type === 'string') return word;
+  try {
+    return JSON.parse(word) as unknown;
+  } catch {
+    return word;
+  }
+}
+
 /** The MCP tool of a loaded definition leaf. */
 export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEntry {
   const tool: Tool = {
@@ -197,11 +211,10 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       for (const positional of loaded.leaf.positionals) {
         if (rest.length === 0) break;
         if (positional.type === 'array') {
-          args[positional.name] = rest;
+          args[positional.name] = rest.map((word) => wordValue(word, positional.items?.type));
           rest = [];
         } else {
-          args[positional.name] =
-            positional.type === 'string' ? rest.shift() : JSON.parse(rest.shift() ?? 'null');
+          args[positional.name] = wordValue(rest.shift() ?? '', positional.type);
         }
       }
       return args;
@@ -332,9 +345,14 @@ const idsProperty = {
   description: 'Operation ids; omit for all.',
 };
 
+/**
+ * The operations as a result. `isError` says whether any of the operations the agent named (or
+ * waited for) failed; a snapshot of the whole history is not an error because an old one failed.
+ */
 function operationsResult(
   snapshots: readonly OperationSnapshot[],
   heading: string,
+  named: boolean,
 ): CallToolResult {
   const operations = snapshots.map(commandResult);
   const text =
@@ -348,7 +366,7 @@ function operationsResult(
   return {
     content: [{ type: 'text', text }],
     structuredContent: { operations },
-    isError: operations.some((o) => o.status !== 'running' && o.status !== 'completed'),
+    isError: named && operations.some((o) => o.status !== 'running' && o.status !== 'completed'),
   };
 }
 
@@ -413,7 +431,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
         guard(
           () =>
             invalidArguments(context, status, args) ??
-            operationsResult(operations.status(ids(args)), 'status'),
+            operationsResult(operations.status(ids(args)), 'status', ids(args) !== undefined),
         ),
     },
     {
@@ -430,6 +448,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
           return operationsResult(
             await operations.await(ids(args), seconds * 1000, call.signal),
             'await',
+            true,
           );
         }),
     },

@@ -1,6 +1,6 @@
 // ahma-shell's command line, run as a process: usage, --help/--version, bad flags, the refused
 // modes (a TTY on stdin, --mode http), and the one-shot CLI (R8.9, R9).
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, E2E, PACKAGE_DIR } from './helpers.js';
@@ -83,6 +83,29 @@ describe('usage and flags', () => {
     expect(timeout.stderr).toContain('--timeout must be a positive number');
   });
 
+  it('R8.10: a --timeout or AHMA_TIMEOUT beyond one day exits 2 instead of timing every command out at once', async () => {
+    // 3,000,000 s overflows Node's 32-bit timer, which would fire after 1 ms.
+    const flag = await e2e.run(['--mode', 'stdio', '--timeout', '3000000']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('at most 86400');
+    const scope = await e2e.scope();
+    const env = await e2e.run(['--tool_name', 'sandboxed_shell', '--', 'echo', 'x'], {
+      cwd: scope.dir,
+      env: { ...scope.env, AHMA_TIMEOUT: '3000000' },
+    });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('at most 86400');
+    const day = await e2e.run(
+      ['--tool_name', 'sandboxed_shell', '--timeout', '86400', '--', 'echo', 'x'],
+      {
+        cwd: scope.dir,
+        env: scope.env,
+      },
+    );
+    expect(day.stdout).toBe('x\n');
+    expect(day.code).toBe(0);
+  });
+
   it('R8.10: --mode http exits 2 with a clear message', async () => {
     const scope = await e2e.scope();
     const result = await e2e.run(['--mode', 'http'], { cwd: scope.dir, env: scope.env });
@@ -156,6 +179,47 @@ describe('one-shot CLI', () => {
       env: scope.env,
     });
     expect(JSON.parse(both.stdout)).toEqual(['--text', 't', 'w']);
+  });
+
+  it('R9: a word after -- that is not a valid number for a number positional exits 2 with a usage message, not a stack trace', async () => {
+    const scope = await e2e.scope();
+    const tools = join(scope.dir, 'count-tools');
+    await mkdir(tools);
+    await writeFile(
+      join(tools, 'count.json'),
+      JSON.stringify({
+        name: 'count',
+        description: 'Prints the argv it received.',
+        command: 'node -e process.stdout.write(JSON.stringify(process.argv.slice(1))) --',
+        synchronous: true,
+        subcommand: [
+          {
+            name: 'default',
+            description: 'Print the argv as JSON.',
+            positional_args: [
+              { name: 'times', type: 'integer', required: true },
+              { name: 'ratios', type: 'array', items: { type: 'number' } },
+            ],
+          },
+        ],
+      }),
+    );
+    const run = (words: string[]) =>
+      e2e.run(['--tool_name', 'count', '--tools-dir', tools, '--', ...words], {
+        cwd: scope.dir,
+        env: scope.env,
+      });
+    const bad = await run(['abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain('argument "times" must be an integer');
+    expect(bad.stderr).not.toMatch(/SyntaxError|\n\s+at /);
+    const badItem = await run(['3', '0.5', 'half']);
+    expect(badItem.code).toBe(2);
+    expect(badItem.stderr).toContain('argument "ratios/1" must be a number');
+    const good = await run(['3', '0.5', '2']);
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout)).toEqual(['3', '0.5', '2']);
   });
 
   it('R9: words after -- form the sandboxed_shell command', async () => {

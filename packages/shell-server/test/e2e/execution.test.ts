@@ -346,6 +346,17 @@ describe('asynchronous calls', () => {
     await server.call('cancel', { id: running.operation_id });
   });
 
+  it('SPEC §3: status with no ids is not an error because a past operation failed; named, it is', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const failed = structured<CommandResult>(await server.call('fails'));
+    expect(failed.status).toBe('failed');
+    const all = await server.call('status', {});
+    expect(structured<Operations>(all).operations).toContainEqual(failed);
+    expect(all.isError).toBe(false);
+    const named = await server.call('status', { ids: [failed.operation_id] });
+    expect(named.isError).toBe(true);
+  });
+
   it('R15.1: stderr is merged into stdout as one chronological stream', async () => {
     const server = await e2e.server(await e2e.scope());
     const script = 'for i in $(seq 1 25); do echo out$i; echo err$i >&2; done; printf tail >&2';
