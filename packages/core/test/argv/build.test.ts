@@ -400,14 +400,14 @@ describe('buildArgv: defaults and absent values', () => {
     ]);
   });
 
-  it('R5.3: null is treated as absent (the default applies, else nothing)', () => {
+  it('R5.3: null unsets an argument: nothing is passed, not even its default', () => {
     const l = leaf({
       options: [str('format', { default: 'json' }), str('name'), arr('tag')],
       positionals: [str('target', { default: '.' }), str('extra')],
     });
     expect(
       buildArgv(l, { format: null, name: null, tag: null, target: null, extra: null }),
-    ).toEqual(['tool', '--format', 'json', '.']);
+    ).toEqual(['tool']);
   });
 
   it('R5.3: an explicit undefined is treated as absent', () => {
