@@ -56,6 +56,7 @@ export {
   type MetaParameter,
 } from './definition/input-schema.js';
 export {
+  ACTIVATE_TOOLS_NAME,
   BUILTIN_TOOL_NAMES,
   REGISTRY_TOOL_NAMES,
   RESERVED_TOOL_NAMES,
@@ -87,6 +88,8 @@ export {
   type UnavailableTool,
 } from './definition/availability.js';
 export { ToolFileReadError } from './definition/tool-files.js';
+export { readCatalog, type CatalogRead } from './definition/catalog.js';
+export { closestMatch } from './definition/suggest.js';
 export {
   validateToolFiles,
   type FileReport,

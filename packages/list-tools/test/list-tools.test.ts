@@ -196,11 +196,12 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
       'status',
       'await',
       'cancel',
+      'activate_tools',
       'greet',
     ]);
     expect(run.stdout).toContain('  who: string (required) — Whom to greet');
     expect(run.stdout).toContain('  command: string (required)');
-    expect(run.stdout.trimEnd().endsWith('5 tools')).toBe(true);
+    expect(run.stdout.trimEnd().endsWith('6 tools')).toBe(true);
   });
 });
 

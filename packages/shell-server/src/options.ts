@@ -5,8 +5,10 @@ import { MAX_TIMEOUT_SECONDS } from '@ahma/core';
 export interface ServerOptions {
   readonly mode: 'stdio' | 'http' | undefined;
   readonly toolsDir: string | undefined;
-  /** Bundled catalog definitions to enable. */
+  /** Bundled catalog definitions to enable (revealed from the start). */
   readonly tools: readonly string[];
+  /** Hide activate_tools, the built-in that lists and reveals the other bundles. */
+  readonly noToolDiscovery: boolean;
   readonly sandboxScope: string | undefined;
   readonly noSandbox: boolean;
   /** Commands keep the server's capabilities (R7.6 opt-out). */
@@ -48,6 +50,7 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --mode stdio|http        transport (http is not available in this version)
   --tools-dir DIR          tool definitions (default: AHMA_TOOLS_DIR, else <scope>/.ahma/tools)
   --tools a,b              enable bundled catalog definitions by name
+  --no-tool-discovery      hide activate_tools (listing and revealing the other bundles)
   --sandbox-scope DIR      the only tree commands may write to (default: AHMA_SANDBOX_SCOPE, else cwd)
   --no-sandbox             run commands UNCONFINED (trusted environments only)
   --keep-capabilities      let commands keep the server's capabilities (root's: see docs/security.md)
@@ -70,6 +73,7 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
 const ENV: Record<string, string> = {
   mode: 'AHMA_MODE',
   tools: 'AHMA_TOOLS',
+  'no-tool-discovery': 'AHMA_NO_TOOL_DISCOVERY',
   timeout: 'AHMA_TIMEOUT',
   'no-sandbox': 'AHMA_NO_SANDBOX',
   'keep-capabilities': 'AHMA_KEEP_CAPABILITIES',
@@ -101,6 +105,7 @@ export function parseCommandLine(
         mode: { type: 'string' },
         'tools-dir': { type: 'string' },
         tools: { type: 'string' },
+        'no-tool-discovery': { type: 'boolean' },
         'sandbox-scope': { type: 'string' },
         'no-sandbox': { type: 'boolean' },
         'keep-capabilities': { type: 'boolean' },
@@ -169,6 +174,7 @@ export function parseCommandLine(
         .split(',')
         .map((name) => name.trim())
         .filter((name) => name !== ''),
+      noToolDiscovery: flag('no-tool-discovery'),
       sandboxScope: values['sandbox-scope'],
       noSandbox: flag('no-sandbox'),
       keepCapabilities: flag('keep-capabilities'),

@@ -12,6 +12,9 @@ import {
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
+import { Bundles } from './bundles.js';
+import { activateToolsTool } from './mcp/activate-tools.js';
+import { serverInstructions } from './mcp/instructions.js';
 import { createMcpServer, notifyToolsChanged } from './mcp/server.js';
 import type { ToolEntry } from './mcp/tools.js';
 import type { ServerOptions } from './options.js';
@@ -79,15 +82,26 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
   );
 
   const pushes = new Map<string, string | number>();
-  const toolSet = new ToolSet({
+  const validator = new ArgumentValidator();
+  // SPEC §3 bundles on demand: --tools reveals from the start, activate_tools at run time.
+  const bundles: Bundles = new Bundles({
+    catalogDir: catalogDirectory(),
+    revealed: options.tools,
+    executor: engine.executor,
+    logger,
+    reload: () => reloadTools(),
+    served: () => toolSet.served(),
+  });
+  const toolSet: ToolSet = new ToolSet({
     toolsDir,
     catalogDir: catalogDirectory(),
-    bundled: options.tools,
+    bundled: () => bundles.revealed,
+    builtIns: options.noToolDiscovery ? [] : [activateToolsTool(bundles, validator)],
     engine,
     logger,
     context: {
       engine,
-      validator: new ArgumentValidator(),
+      validator,
       logger,
       defaultTimeoutSeconds: options.timeoutSeconds,
       forceSync: options.sync,
@@ -103,23 +117,17 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     logger,
     tools: () => toolSet.entries,
     pushes,
+    instructions: serverInstructions({ discovery: !options.noToolDiscovery }),
   });
-  // Hot reload: a changed, added or deleted tool file is re-validated and swapped in, and the
-  // client is told to list the tools again.
+  // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and the client is told
+  // to list them again. A save that changed nothing a client sees (same content, a comment) is no
+  // news.
+  async function reloadTools(): Promise<void> {
+    if (await toolSet.load()) await notifyToolsChanged(server, logger);
+  }
   const watcher = options.noHotReload
     ? undefined
-    : watchToolsDir(
-        toolsDir.dir,
-        async () => {
-          const before = JSON.stringify(toolSet.entries.map((entry) => entry.tool));
-          await toolSet.load();
-          // A save that changed nothing a client sees (same content, a comment) is no news.
-          if (JSON.stringify(toolSet.entries.map((entry) => entry.tool)) !== before) {
-            await notifyToolsChanged(server, logger);
-          }
-        },
-        logger,
-      );
+    : watchToolsDir(toolsDir.dir, reloadTools, logger);
   let closing: Promise<void> | undefined;
   return {
     server,

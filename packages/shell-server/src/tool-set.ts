@@ -1,6 +1,7 @@
 // The tools a server offers right now: the loaded definitions that passed their availability
-// checks, plus the built-ins. Reloading (hot reload) builds a whole new set and swaps it in at
-// once, so a call never sees half of an edit.
+// checks, plus the built-ins. Reloading (hot reload, a revealed bundle) builds a whole new set and
+// swaps it in at once, so a call never sees half of an edit; reloads run one at a time, so a late
+// one never swaps in a set older than what an earlier one served.
 import {
   ASYNC_GUIDANCE_KEY,
   availableTools,
@@ -21,11 +22,20 @@ import type { ToolContextBase } from './mcp/tools.js';
 export interface ToolSetOptions {
   readonly toolsDir: ResolvedToolsDir;
   readonly catalogDir: string;
-  readonly bundled: readonly string[];
+  /** The bundled definitions to serve, read at every load (`--tools`, then revealed bundles). */
+  readonly bundled: () => readonly string[];
+  /** Built-ins besides sandboxed_shell, status, await and cancel, listed after them. */
+  readonly builtIns?: readonly ToolEntry[];
   readonly engine: Engine;
   readonly logger: Logger;
   /** What every tool handler gets, besides the current definition tools. */
   readonly context: ToolContextBase;
+}
+
+/** A definition being served: where it came from and the tools of it that are listed. */
+export interface ServedDefinition {
+  readonly file: string;
+  readonly tools: readonly string[];
 }
 
 export class ToolSet {
@@ -34,6 +44,7 @@ export class ToolSet {
   #byName: ReadonlyMap<string, LoadedTool> = new Map();
   #definitions: readonly CheckedDefinition[] = [];
   #guidance: GuidanceBlocks | undefined;
+  #loading: Promise<unknown> = Promise.resolve();
 
   constructor(options: ToolSetOptions) {
     this.#options = options;
@@ -44,16 +55,34 @@ export class ToolSet {
     return this.#entries;
   }
 
+  /** The served definitions by name, with the tools of each that are listed (R1.2 overrides show). */
+  served(): ReadonlyMap<string, ServedDefinition> {
+    const served = new Map<string, ServedDefinition>();
+    for (const entry of this.#definitions) {
+      const tools = entry.leaves.map((leaf) => leaf.name).filter((name) => this.#byName.has(name));
+      served.set(entry.definition.name, { file: entry.file, tools });
+    }
+    return served;
+  }
+
   /**
    * Loads (or reloads) the definitions, runs their availability checks and swaps the new set in.
-   * A file that breaks keeps its last good definition; a deleted file's tools go.
+   * A file that breaks keeps its last good definition; a deleted file's tools go. Resolves to
+   * whether the listed tools changed (what tools/list_changed is for).
    */
-  async load(): Promise<void> {
+  load(): Promise<boolean> {
+    const next = this.#loading.then(() => this.#load());
+    this.#loading = next.catch(() => undefined);
+    return next;
+  }
+
+  async #load(): Promise<boolean> {
     const { logger, engine } = this.#options;
+    const before = JSON.stringify(this.#entries.map((entry) => entry.tool));
     const loaded = await loadTools({
       toolsDir: this.#options.toolsDir,
       catalogDir: this.#options.catalogDir,
-      bundled: this.#options.bundled,
+      bundled: this.#options.bundled(),
       lastGood: this.#definitions,
       ...(this.#guidance === undefined ? {} : { lastGoodGuidance: this.#guidance }),
     });
@@ -92,11 +121,13 @@ export class ToolSet {
     this.#entries = [
       shellTool(context, loaded.guidance[ASYNC_GUIDANCE_KEY] ?? ''),
       ...operationTools(context),
+      ...(this.#options.builtIns ?? []),
       ...tools.map((tool) => definitionTool(tool, context)),
     ];
     logger.info(
       { tools: this.#entries.map((entry) => entry.tool.name) },
       `serving ${String(this.#entries.length)} tools`,
     );
+    return JSON.stringify(this.#entries.map((entry) => entry.tool)) !== before;
   }
 }

@@ -1,7 +1,20 @@
 // Names of the server's built-in tools. Definitions may neither use them nor produce them.
 
-/** Built-in execution tools (SPEC §3). */
-export const BUILTIN_TOOL_NAMES = ['sandboxed_shell', 'status', 'await', 'cancel'] as const;
+/** The built-in that lists and reveals bundled catalogs (SPEC §3 bundles on demand). */
+export const ACTIVATE_TOOLS_NAME = 'activate_tools';
+
+/**
+ * Built-in tools (SPEC §3), in the order tools/list shows them. activate_tools is hidden by
+ * --no-tool-discovery, but a definition may not take its name either way: turning discovery back on
+ * must not make a tool file invalid.
+ */
+export const BUILTIN_TOOL_NAMES = [
+  'sandboxed_shell',
+  'status',
+  'await',
+  'cancel',
+  ACTIVATE_TOOLS_NAME,
+] as const;
 
 /** Built-in command-registry tools (SPEC §8). */
 export const REGISTRY_TOOL_NAMES = [

@@ -128,7 +128,7 @@ describe('naming', () => {
     expect(d.hint).toBe('choose another name');
   });
 
-  it.each(['sandboxed_shell', 'status', 'await', 'cancel', 'add_command'])(
+  it.each(['sandboxed_shell', 'status', 'await', 'cancel', 'activate_tools', 'add_command'])(
     'SPEC §2 naming: "%s" is refused as a definition name',
     (name) => {
       expect(diagnosticsFor({ name, description: 'd', command: 'x' })).toEqual([
@@ -152,6 +152,7 @@ describe('naming', () => {
   it.each([
     ['sandboxed_shell', 'sandboxed', ['shell']],
     ['sandboxed_shell', 'sandboxed', ['shell', 'default']],
+    ['activate_tools', 'activate', ['tools']],
     ['add_command', 'add', ['command']],
     ['list_commands', 'list', ['commands']],
   ])(

@@ -22,6 +22,8 @@ export interface McpServerParts {
   readonly tools: () => readonly ToolEntry[];
   /** Operation id → progress token, for async calls that asked for progress. */
   readonly pushes: Map<string, string | number>;
+  /** The initialize result's instructions (mcp/instructions.ts). */
+  readonly instructions: string;
 }
 
 export function createMcpServer(parts: McpServerParts): Server {
@@ -29,8 +31,7 @@ export function createMcpServer(parts: McpServerParts): Server {
     { name: parts.name, version: parts.version },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions:
-        'Tools run command-line programs inside a sandbox that confines writes to the project. Most tools are asynchronous: they return an operation_id at once and push the result when the command finishes; keep working meanwhile and call `await` only when you need a result. `status` shows operations without waiting; `cancel` stops one.',
+      instructions: parts.instructions,
     },
   );
 

@@ -26,7 +26,13 @@ export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');
 export const FIXTURES = join(PACKAGE_DIR, 'test', 'fixtures');
 
 /** The built-in tools, in the order tools/list must show them. */
-export const BUILT_INS = ['sandboxed_shell', 'status', 'await', 'cancel'] as const;
+export const BUILT_INS = [
+  'sandboxed_shell',
+  'status',
+  'await',
+  'cancel',
+  'activate_tools',
+] as const;
 /** The fixture definitions' tools: by definition name, then leaves in declared order. */
 export const FIXTURE_TOOLS = [
   'argv',

@@ -8,7 +8,7 @@ const e2e = new E2E();
 afterEach(() => e2e.cleanup());
 
 describe('tools/list', () => {
-  it('SPEC §3: lists sandboxed_shell, status, await and cancel first, then the definitions by definition name and declared leaf order', async () => {
+  it('SPEC §3: lists sandboxed_shell, status, await, cancel and activate_tools first, then the definitions by definition name and declared leaf order', async () => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope);
     const { tools } = await server.client.listTools();
@@ -42,6 +42,7 @@ describe('tools/list', () => {
     for (const name of ['status', 'await']) {
       expect(byName.get(name)?.outputSchema?.['required'], name).toEqual(['operations']);
     }
+    expect(byName.get('activate_tools')?.outputSchema?.['required']).toEqual(['action']);
   });
 
   it('SPEC §3: inputSchemas come from the definitions: properties, required, path format and the meta-parameters', async () => {

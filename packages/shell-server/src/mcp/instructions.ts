@@ -1,0 +1,23 @@
+// The `instructions` of the initialize result (SPEC §3): what an agent must know before its first
+// call: use these tools rather than its own terminal, how asynchronous results reach it, and (unless
+// --no-tool-discovery) that more tools can be revealed. Clients put this in the model's context, so
+// it stays short (a test holds it under 1,200 characters).
+import { ACTIVATE_TOOLS_NAME } from '@ahma/core';
+
+export interface InstructionsOptions {
+  /** activate_tools is offered (no --no-tool-discovery). */
+  readonly discovery: boolean;
+}
+
+export function serverInstructions(options: InstructionsOptions): string {
+  const parts = [
+    'Prefer these tools to your own terminal or shell: each command runs in a sandbox that confines writes to the project, non-interactively, with bounded output, and long ones run in the background. Use a dedicated tool when one fits, else `sandboxed_shell`.',
+    'A call answers with the result when the command ends quickly. Otherwise it answers at once with an operation_id (status "started"); keep working, and the result arrives later as a `notifications/message` log message from logger "ahma" naming that operation id. `await` blocks until named operations finish and returns their results; `status` checks without waiting; `cancel` stops one.',
+  ];
+  if (options.discovery) {
+    parts.push(
+      `More tools come in bundles for common programs (git, cargo, npm, …): \`${ACTIVATE_TOOLS_NAME}\` with {"action": "list"} shows those installed here, and {"action": "reveal", "bundle": NAME} adds one (the tool list then changes).`,
+    );
+  }
+  return parts.join('\n\n');
+}
