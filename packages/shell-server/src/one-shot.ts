@@ -53,8 +53,16 @@ export async function runOneShot(
     const structured = result.structuredContent as
       { output?: string; exit_code?: number | null; status?: string } | undefined;
     if (structured?.output === undefined) {
-      // Refused before anything ran (bad arguments, a path outside the scope).
-      for (const part of result.content) if (part.type === 'text') output.stderr(`${part.text}\n`);
+      // Not a command's result: a built-in's answer (status, activate_tools), or a refusal before
+      // anything ran (bad arguments, a path outside the scope).
+      const text = result.content.flatMap((part) =>
+        part.type === 'text' ? [`${part.text}\n`] : [],
+      );
+      if (result.isError !== true) {
+        output.stdout(text.join(''));
+        return 0;
+      }
+      for (const line of text) output.stderr(line);
       return USAGE_EXIT;
     }
     output.stdout(structured.output);

@@ -222,6 +222,18 @@ describe('one-shot CLI', () => {
     expect(JSON.parse(good.stdout)).toEqual(['3', '0.5', '2']);
   });
 
+  it('R8.9: a built-in that answers without running a command prints its answer and exits 0', async () => {
+    const scope = await e2e.scope();
+    const status = await e2e.run(['--tool_name', 'status'], { cwd: scope.dir, env: scope.env });
+    expect(status).toMatchObject({ code: 0, stdout: 'status: no operations.\n' });
+    const bundles = await e2e.run(['--tool_name', 'activate_tools'], {
+      cwd: scope.dir,
+      env: scope.env,
+    });
+    expect(bundles.code).toBe(0);
+    expect(bundles.stdout).toContain('git');
+  });
+
   it('R9: words after -- form the sandboxed_shell command', async () => {
     const scope = await e2e.scope();
     const result = await e2e.run(['--tool_name', 'sandboxed_shell', '--', 'echo', 'hello'], {
