@@ -181,3 +181,24 @@ export {
   type OperationAlert,
   type OperationManagerOptions,
 } from './operations/operations.js';
+
+export {
+  livelogSchema,
+  toolTypeSchema,
+  LIVELOG_DEFAULTS,
+  type LivelogDefinition,
+  type ToolType,
+} from './definition/livelog-schema.js';
+export { resolveLivelog, type LivelogSettings } from './definition/livelog-settings.js';
+export { livelogTask, type LivelogTaskOptions } from './livelog/task.js';
+export { runLivelog, MAX_PENDING_CHUNKS, type LivelogRun } from './livelog/monitor.js';
+export {
+  openAiDetector,
+  isClean,
+  DetectorError,
+  type Detector,
+  type OpenAiDetectorOptions,
+  type Verdict,
+} from './livelog/detector.js';
+export { LineSplitter, MAX_LINE_CHARS } from './livelog/lines.js';
+export { Chunker, MAX_CHUNK_CHARS, type ChunkerOptions } from './livelog/chunker.js';

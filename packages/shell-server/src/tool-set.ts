@@ -16,6 +16,7 @@ import {
   type ResolvedToolsDir,
 } from '@ahma/core';
 import type { Logger } from 'pino';
+import { livelogTool } from './mcp/livelog-tool.js';
 import { definitionTool, operationTools, shellTool, type ToolEntry } from './mcp/tools.js';
 import type { ToolContextBase } from './mcp/tools.js';
 
@@ -122,7 +123,11 @@ export class ToolSet {
       shellTool(context, loaded.guidance[ASYNC_GUIDANCE_KEY] ?? ''),
       ...operationTools(context),
       ...(this.#options.builtIns ?? []),
-      ...tools.map((tool) => definitionTool(tool, context)),
+      ...tools.map((tool) =>
+        tool.leaf.livelog === undefined
+          ? definitionTool(tool, context)
+          : livelogTool(tool, context),
+      ),
     ];
     logger.info(
       { tools: this.#entries.map((entry) => entry.tool.name) },

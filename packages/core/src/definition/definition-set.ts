@@ -171,6 +171,14 @@ function checkSequences(
         );
         return;
       }
+      if (tools.get(target)?.livelog !== undefined) {
+        report(
+          `${at}/tool`,
+          `step calls "${target}", a livelog tool, which runs until it is cancelled`,
+          'start the monitor with its own call',
+        );
+        return;
+      }
       const cycle = findCycle(target, leaf, tools);
       if (cycle !== undefined) {
         report(

@@ -8,6 +8,7 @@ import type {
 } from './schema.js';
 import { ASYNC_GUIDANCE_KEY, type GuidanceBlocks } from './guidance.js';
 import { jsonPointer } from './diagnostic.js';
+import { livelogSettings, type LivelogSettings } from './livelog-settings.js';
 
 /** The command word that marks a definition whose tools run sequences rather than a program. */
 export const SEQUENCE_COMMAND = 'sequence';
@@ -41,6 +42,8 @@ export interface ToolLeaf {
   readonly stepDelayMs: number;
   /** Where the steps are declared (the leaf or the top level), for diagnostics. */
   readonly sequencePointer: string | undefined;
+  /** A livelog tool's monitor settings (it runs these, not `command`); undefined otherwise. */
+  readonly livelog?: LivelogSettings | undefined;
 }
 
 interface Inherited {
@@ -81,6 +84,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         sequence: topSequence,
         stepDelayMs: definition.step_delay_ms ?? 0,
         sequencePointer: topSequence === undefined ? undefined : '/sequence',
+        livelog: livelogSettings(definition),
       },
     ];
   }

@@ -1,6 +1,7 @@
 // The single source of truth for the MTDF (tool definition) format. The TypeScript types, the
 // published JSON Schema (docs/mtdf-schema.json) and the validator all derive from this file.
 import * as z from 'zod';
+import { livelogSchema, toolTypeSchema } from './livelog-schema.js';
 
 /** Longest value accepted for any timeout, in seconds (one day). */
 export const MAX_TIMEOUT_SECONDS = 86_400;
@@ -219,6 +220,8 @@ export const toolDefinitionSchema = z
     subcommand: z.array(subcommandSchema).min(1).optional(),
     sequence: sequence.optional(),
     step_delay_ms: stepDelayMs.optional(),
+    tool_type: toolTypeSchema.optional(),
+    livelog: livelogSchema.optional(),
   })
   .meta({
     title: 'Ahma tool definition (MTDF)',

@@ -3,6 +3,7 @@
 import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
 import { SEQUENCE_COMMAND, splitCommand, type ToolLeaf } from './flatten.js';
 import { isMetaParameter } from './input-schema.js';
+import { checkLivelog } from './livelog-checks.js';
 import { article } from './schema-check.js';
 import { RESERVED_TOOL_NAMES } from './reserved.js';
 import type { ArgumentDefinition, SubcommandDefinition, ToolDefinition } from './schema.js';
@@ -23,6 +24,7 @@ export function checkDefinition(
 
   checkNames(definition, leaves, report);
   checkSequenceShape(definition, report);
+  checkLivelog(definition, report);
   checkSiblings(definition.subcommand, '', report);
   walkSubcommands(definition.subcommand, [], (sub, pointer) =>
     checkSubcommand(sub, pointer, report),

@@ -27,6 +27,11 @@ export interface ExecutionRequest {
   readonly signal?: AbortSignal | undefined;
   /** Base name of the full-output log file, if the output is truncated (an operation id). */
   readonly logName: string;
+  /**
+   * Sees the merged output as it arrives, in order, besides the bounded result (a livelog tool's
+   * live view). Called synchronously with each piece; it must not keep more than it bounds itself.
+   */
+  readonly onOutput?: ((chunk: Buffer) => void) | undefined;
 }
 
 export interface ExecutionResult {
@@ -155,7 +160,15 @@ export class Executor {
     // One wait for the log at a time: pooled output keeps arriving for a moment after pause()
     // (frames already read from the zygote), and each wait would add listeners to the log.
     let waitingForLog = false;
+    const watcher = request.onOutput;
     running.onOutput((chunk) => {
+      if (watcher !== undefined) {
+        try {
+          watcher(chunk);
+        } catch {
+          // A watcher's bug must not lose the command's output or its supervision.
+        }
+      }
       if (!collector.push(chunk) && !waitingForLog) {
         waitingForLog = true;
         running.pause();

@@ -115,6 +115,13 @@ function expand(
         `${where}: ${errors.map((error) => error.message).join('; ')}`,
       );
     }
+    if (tool.leaf.livelog !== undefined) {
+      // A monitor never ends on its own; the definition check refuses this, a reload may not have.
+      throw new AhmaError(
+        'SEQUENCE_INVALID',
+        `${where}: ${target} is a livelog tool, which runs until cancelled`,
+      );
+    }
     if (tool.leaf.sequence !== undefined) {
       return expand(tool.leaf, merged, workingDirectory, context, `${label} › `, depth + 1);
     }

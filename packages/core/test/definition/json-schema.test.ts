@@ -59,6 +59,8 @@ describe('generated JSON Schema', () => {
       '#/$defs/Argument',
       '#/$defs/Items',
       '#/$defs/SequenceStep',
+      '#/$defs/Livelog',
+      '#/$defs/LlmProvider',
     ]);
     expect(objectSchemas(toolGuidanceJsonSchema()).map(([at]) => at)).toEqual(['#']);
   });
@@ -70,6 +72,8 @@ describe('generated JSON Schema', () => {
       'Argument',
       'AvailabilityCheck',
       'Items',
+      'Livelog',
+      'LlmProvider',
       'SequenceStep',
       'Subcommand',
     ]);

@@ -30,7 +30,8 @@ export function createMcpServer(parts: McpServerParts): Server {
   const server = new Server(
     { name: parts.name, version: parts.version },
     {
-      capabilities: { tools: { listChanged: true } },
+      // logging: completions of answered calls and livelog alerts are notifications/message.
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: parts.instructions,
     },
   );
@@ -71,6 +72,24 @@ export function createMcpServer(parts: McpServerParts): Server {
       })
       .catch((error: unknown) =>
         parts.logger.warn({ err: error, operation: snapshot.id }, 'could not push a completion'),
+      );
+  });
+
+  // SPEC §3: a livelog tool's alert is pushed at once as a warning naming its operation.
+  parts.engine.operations.onAlert((alert) => {
+    server
+      .sendLoggingMessage({
+        level: 'warning',
+        logger: 'ahma',
+        data: {
+          operation_id: alert.operationId,
+          tool: alert.tool,
+          alert: alert.summary,
+          chunk: alert.detail,
+        },
+      })
+      .catch((error: unknown) =>
+        parts.logger.warn({ err: error, operation: alert.operationId }, 'could not push an alert'),
       );
   });
 

@@ -103,7 +103,7 @@ function runCommand(
 }
 
 /** NFR4.3: one audit line per execution; argv bounded, with a SHA-256 of the full argv. */
-function audit(
+export function audit(
   context: ToolContext,
   operation: string,
   tool: string,
@@ -130,7 +130,7 @@ function audit(
 }
 
 /** One operation: the call blocks until it ends when synchronous, else it returns at once (R2.6). */
-async function runOperation(
+export async function runOperation(
   context: ToolContext,
   name: string,
   synchronous: boolean,
@@ -155,7 +155,7 @@ async function runOperation(
   return startedResult(operation, call.progressToken !== undefined);
 }
 
-function invalidArguments(
+export function invalidArguments(
   context: ToolContext,
   tool: Tool,
   args: unknown,
@@ -168,7 +168,7 @@ function invalidArguments(
 }
 
 /** Turns an expected refusal (a path outside the scope, …) into a tool error for the agent. */
-async function refusing<T>(work: () => Promise<T>): Promise<T | CallToolResult> {
+export async function refusing<T>(work: () => Promise<T>): Promise<T | CallToolResult> {
   try {
     return await work();
   } catch (error) {
@@ -177,7 +177,7 @@ async function refusing<T>(work: () => Promise<T>): Promise<T | CallToolResult> 
   }
 }
 
-const isResult = (value: unknown): value is CallToolResult =>
+export const isResult = (value: unknown): value is CallToolResult =>
   typeof value === 'object' && value !== null && 'content' in value;
 
 /**

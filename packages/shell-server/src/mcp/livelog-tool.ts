@@ -1,0 +1,70 @@
+// The MCP tool of a livelog definition (SPEC §2 Compatibility): a call starts the monitor as an
+// operation (status, await and cancel see it like any other) and answers at once; the issues the
+// endpoint finds arrive as alerts (server.ts pushes them as notifications/message warnings).
+import { livelogTask, resolveWorkingDirectory, type LoadedTool } from '@ahma/core';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { COMMAND_OUTPUT_SCHEMA } from './results.js';
+import {
+  audit,
+  invalidArguments,
+  isResult,
+  refusing,
+  runOperation,
+  type ToolContext,
+  type ToolEntry,
+} from './tools.js';
+
+const HOW_ALERTS_ARRIVE =
+  'While the monitor runs, each issue the model finds arrives as a notifications/message warning (logger "ahma") naming this operation, with the summary and the output it is about. It runs until the source ends, its timeout passes or you `cancel` it; the final result counts the chunks checked and the alerts raised.';
+
+export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry {
+  const settings = loaded.leaf.livelog;
+  if (settings === undefined) throw new Error(`${loaded.name} is not a livelog tool`);
+  const tool: Tool = {
+    name: loaded.name,
+    description: `${loaded.description}\n\n${HOW_ALERTS_ARRIVE}`,
+    inputSchema: loaded.inputSchema as Tool['inputSchema'],
+    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  };
+  const argv = [settings.sourceCommand, ...settings.sourceArgs];
+  return {
+    tool,
+    fromWords: () => ({}),
+    async call(args, call) {
+      const invalid = invalidArguments(context, tool, args);
+      if (invalid !== undefined) return invalid;
+      const { engine } = context;
+      const cwd = await refusing(() =>
+        resolveWorkingDirectory(
+          typeof args['working_directory'] === 'string' ? args['working_directory'] : undefined,
+          engine.sandbox.scope,
+        ),
+      );
+      if (isResult(cwd)) return cwd;
+      // A monitor runs until cancelled: only a timeout the call or the file asks for applies,
+      // never the server's default command timeout.
+      const timeout = args['timeout_seconds'];
+      const timeoutSeconds = typeof timeout === 'number' ? timeout : loaded.leaf.timeoutSeconds;
+      const task = livelogTask({
+        executor: engine.executor,
+        operations: engine.operations,
+        settings,
+        cwd,
+        timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+        env: process.env,
+        logger: context.logger,
+      });
+      return runOperation(
+        context,
+        loaded.name,
+        loaded.leaf.synchronous,
+        async (signal, id) => {
+          const result = await task(signal, id);
+          audit(context, id, loaded.name, argv, cwd, result);
+          return result;
+        },
+        call,
+      );
+    },
+  };
+}
