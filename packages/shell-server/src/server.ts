@@ -12,6 +12,8 @@ import {
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
+import type { AnsweredStarted } from './mcp/completion-push.js';
+import { HEARTBEAT_INTERVAL_MS } from './mcp/heartbeat.js';
 import { createMcpServer, notifyToolsChanged } from './mcp/server.js';
 import type { ToolEntry } from './mcp/tools.js';
 import type { ServerOptions } from './options.js';
@@ -78,7 +80,7 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     'engine ready',
   );
 
-  const pushes = new Map<string, string | number>();
+  const answeredStarted: AnsweredStarted = new Set();
   const toolSet = new ToolSet({
     toolsDir,
     catalogDir: catalogDirectory(),
@@ -91,7 +93,9 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
       logger,
       defaultTimeoutSeconds: options.timeoutSeconds,
       forceSync: options.sync,
-      pushTo: (id, token) => pushes.set(id, token),
+      inlineWaitMs: options.inlineWaitSeconds * 1000,
+      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+      pushLater: (id) => answeredStarted.add(id),
     },
   });
   await toolSet.load();
@@ -102,7 +106,7 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     engine,
     logger,
     tools: () => toolSet.entries,
-    pushes,
+    answeredStarted,
   });
   // Hot reload: a changed, added or deleted tool file is re-validated and swapped in, and the
   // client is told to list the tools again.
