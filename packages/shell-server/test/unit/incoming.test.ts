@@ -121,6 +121,13 @@ describe('paramsProblem', () => {
     );
   });
 
+  it('SPEC §6: logging/setLevel (served with the logging capability, R2.2) names a bad level', () => {
+    expect(paramsProblem(request('logging/setLevel', { level: 'loud' }))).toMatch(
+      /^logging\/setLevel: "level" /,
+    );
+    expect(paramsProblem(request('logging/setLevel', { level: 'warning' }))).toBeUndefined();
+  });
+
   it('SPEC §6: valid params and methods the server does not serve pass through to the SDK', () => {
     expect(paramsProblem(request('tools/call', { name: 'a', arguments: {} }))).toBeUndefined();
     expect(paramsProblem(request('tools/list', {}))).toBeUndefined();
