@@ -49,10 +49,12 @@ export {
 export {
   leafInputSchema,
   ArgumentValidator,
+  EXECUTION_MODES,
   META_PARAMETERS,
   META_PARAMETER_PROPERTIES,
   isMetaParameter,
   type ArgumentError,
+  type ExecutionMode,
   type MetaParameter,
 } from './definition/input-schema.js';
 export {

@@ -48,7 +48,7 @@ export async function runOneShot(
     }
     const result = await entry.call(
       { ...entry.fromWords(options.rawArgs), ...(args as Record<string, unknown>) },
-      { signal: new AbortController().signal, progressToken: undefined },
+      { signal: new AbortController().signal, progress: undefined },
     );
     const structured = result.structuredContent as
       { output?: string; exit_code?: number | null; status?: string } | undefined;

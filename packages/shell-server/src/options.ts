@@ -19,6 +19,10 @@ export interface ServerOptions {
   readonly sync: boolean;
   /** Default timeout of a command, in seconds. */
   readonly timeoutSeconds: number;
+  /** How long an async call waits for its command before answering `started` (SPEC §3); 0 = never. */
+  readonly inlineWaitSeconds: number;
+  /** Test-only (AHMA_TEST_HEARTBEAT_MS): a shorter progress heartbeat interval than the default. */
+  readonly heartbeatMs: number | undefined;
   readonly noShellPool: boolean;
   readonly noHotReload: boolean;
   readonly sessionIsolation: boolean;
@@ -40,6 +44,9 @@ export type ParsedCommandLine =
   | { readonly kind: 'usage'; readonly error: string | undefined };
 
 export const DEFAULT_TIMEOUT_SECONDS = 600;
+export const DEFAULT_INLINE_WAIT_SECONDS = 5;
+/** Longer would hold calls open past the 60 s request timeout of common clients. */
+export const MAX_INLINE_WAIT_SECONDS = 50;
 
 export const USAGE = `Usage:
   ahma-shell --mode stdio [options]             serve MCP over stdin/stdout (what MCP clients start)
@@ -58,6 +65,9 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
                            (default: $XDG_STATE_HOME/ahma, ~/.local/state/ahma, $XDG_RUNTIME_DIR/ahma)
   --sync                   make every call synchronous
   --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)}, at most ${String(MAX_TIMEOUT_SECONDS)})
+  --inline-wait SECONDS    an async call answers with the result if its command ends within this
+                           time, else at once with an operation id (default ${String(DEFAULT_INLINE_WAIT_SECONDS)}, 0 = always at once,
+                           at most ${String(MAX_INLINE_WAIT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
   --no-hot-reload          do not watch the tools directory
   --session-isolation      HTTP: one sandbox scope per session
@@ -75,6 +85,7 @@ const ENV: Record<string, string> = {
   tools: 'AHMA_TOOLS',
   'no-tool-discovery': 'AHMA_NO_TOOL_DISCOVERY',
   timeout: 'AHMA_TIMEOUT',
+  'inline-wait': 'AHMA_INLINE_WAIT',
   'no-sandbox': 'AHMA_NO_SANDBOX',
   'keep-capabilities': 'AHMA_KEEP_CAPABILITIES',
   'state-dir': 'AHMA_STATE_DIR',
@@ -112,6 +123,7 @@ export function parseCommandLine(
         'state-dir': { type: 'string' },
         sync: { type: 'boolean' },
         timeout: { type: 'string' },
+        'inline-wait': { type: 'string' },
         'no-shell-pool': { type: 'boolean' },
         'no-hot-reload': { type: 'boolean' },
         'session-isolation': { type: 'boolean' },
@@ -155,6 +167,22 @@ export function parseCommandLine(
       error: `--timeout must be a positive number of seconds, at most ${String(MAX_TIMEOUT_SECONDS)} (one day)`,
     };
   }
+  const inlineWait = inlineWaitSeconds(text('inline-wait'));
+  if (inlineWait === undefined) {
+    return {
+      kind: 'usage',
+      error: `--inline-wait must be a number of seconds from 0 to ${String(MAX_INLINE_WAIT_SECONDS)}`,
+    };
+  }
+  // Test-only: lets the e2e suite see heartbeats without waiting seconds for each (not in USAGE).
+  const heartbeatText = env['AHMA_TEST_HEARTBEAT_MS'];
+  const heartbeatMs = positiveNumber(heartbeatText === '' ? undefined : heartbeatText, Infinity);
+  if (heartbeatMs === undefined) {
+    return {
+      kind: 'usage',
+      error: 'AHMA_TEST_HEARTBEAT_MS must be a positive number of milliseconds',
+    };
+  }
   const port = positiveNumber(text('http-port'), 3000);
   if (port === undefined || !Number.isInteger(port) || port > 65535) {
     return { kind: 'usage', error: '--http-port must be a port number' };
@@ -181,6 +209,8 @@ export function parseCommandLine(
       stateDir: text('state-dir'),
       sync: flag('sync'),
       timeoutSeconds: timeout,
+      inlineWaitSeconds: inlineWait,
+      heartbeatMs: heartbeatMs === Infinity ? undefined : heartbeatMs,
       noShellPool: flag('no-shell-pool'),
       noHotReload: flag('no-hot-reload'),
       sessionIsolation: flag('session-isolation'),
@@ -199,4 +229,12 @@ function positiveNumber(text: string | undefined, fallback: number): number | un
   if (text === undefined) return fallback;
   const value = Number(text);
   return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function inlineWaitSeconds(text: string | undefined): number | undefined {
+  if (text === undefined) return DEFAULT_INLINE_WAIT_SECONDS;
+  const value = text.trim() === '' ? NaN : Number(text);
+  return Number.isFinite(value) && value >= 0 && value <= MAX_INLINE_WAIT_SECONDS
+    ? value
+    : undefined;
 }

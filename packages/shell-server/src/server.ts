@@ -15,6 +15,8 @@ import packageJson from '../package.json' with { type: 'json' };
 import { Bundles } from './bundles.js';
 import { activateToolsTool } from './mcp/activate-tools.js';
 import { serverInstructions } from './mcp/instructions.js';
+import type { AnsweredStarted } from './mcp/completion-push.js';
+import { HEARTBEAT_INTERVAL_MS } from './mcp/heartbeat.js';
 import { createMcpServer, notifyToolsChanged } from './mcp/server.js';
 import type { ToolEntry } from './mcp/tools.js';
 import type { ServerOptions } from './options.js';
@@ -81,7 +83,7 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     'engine ready',
   );
 
-  const pushes = new Map<string, string | number>();
+  const answeredStarted: AnsweredStarted = new Set();
   const validator = new ArgumentValidator();
   // SPEC §3 bundles on demand: --tools reveals from the start, activate_tools at run time.
   const bundles: Bundles = new Bundles({
@@ -105,7 +107,9 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
       logger,
       defaultTimeoutSeconds: options.timeoutSeconds,
       forceSync: options.sync,
-      pushTo: (id, token) => pushes.set(id, token),
+      inlineWaitMs: options.inlineWaitSeconds * 1000,
+      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+      pushLater: (id) => answeredStarted.add(id),
     },
   });
   await toolSet.load();
@@ -116,8 +120,8 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     engine,
     logger,
     tools: () => toolSet.entries,
-    pushes,
     instructions: serverInstructions({ discovery: !options.noToolDiscovery }),
+    answeredStarted,
   });
   // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and the client is told
   // to list them again. A save that changed nothing a client sees (same content, a comment) is no

@@ -14,6 +14,10 @@ export function isMetaParameter(name: string): name is MetaParameter {
   return (META_PARAMETERS as readonly string[]).includes(name);
 }
 
+/** The values of the execution_mode meta-parameter (R10.1). */
+export const EXECUTION_MODES = ['Synchronous', 'AsyncResultPush'] as const;
+export type ExecutionMode = (typeof EXECUTION_MODES)[number];
+
 /** JSON Schema of the optional meta-parameters every command tool accepts. */
 export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
   working_directory: {
@@ -26,6 +30,13 @@ export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
     exclusiveMinimum: 0,
     maximum: MAX_TIMEOUT_SECONDS,
     description: "Kill the command after this many seconds; overrides the tool's own timeout.",
+  },
+  // R10.1: how this one call runs, whatever the tool's default (--sync still makes every call block).
+  execution_mode: {
+    type: 'string',
+    enum: [...EXECUTION_MODES],
+    description:
+      'Synchronous: the call blocks and returns the result. AsyncResultPush: the call returns an operation_id (or the result, if it finishes within a few seconds) and the result arrives later as a log message from logger "ahma". Default: the tool\'s own mode.',
   },
 };
 

@@ -175,6 +175,8 @@ describe('guidance in descriptions', () => {
     expect(description).toBe(`${asyncBlock}\n\nCompile.`);
     expect(description).toMatch(/Continue with other work/);
     expect(description).toMatch(/pushed to you when the command finishes/);
+    // R2.2: how the result arrives, in the words of the protocol the client shows the agent.
+    expect(description).toMatch(/notifications\/message from logger "ahma"/);
   });
 
   it('R2.4: an async leaf with a custom guidance_key keeps the async guidance and adds the custom block', () => {

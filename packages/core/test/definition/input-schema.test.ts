@@ -78,7 +78,26 @@ describe('leafInputSchema', () => {
     expect(Object.keys(empty['properties'] as object)).toEqual([
       'working_directory',
       'timeout_seconds',
+      'execution_mode',
     ]);
+  });
+
+  it('R10.1: execution_mode is an optional enum of Synchronous and AsyncResultPush', () => {
+    const properties = schema['properties'] as Record<string, Record<string, unknown>>;
+    expect(properties['execution_mode']).toMatchObject({
+      type: 'string',
+      enum: ['Synchronous', 'AsyncResultPush'],
+    });
+    expect(isMetaParameter('execution_mode')).toBe(true);
+    const validator = new ArgumentValidator();
+    expect(
+      validator.validate(schema, { profile: 'dev', paths: [], execution_mode: 'Synchronous' }),
+    ).toEqual([]);
+    expect(
+      validator
+        .validate(schema, { profile: 'dev', paths: [], execution_mode: 'sync' })
+        .map((e) => e.field),
+    ).toEqual(['execution_mode']);
   });
 
   it('R5.3: additional properties are refused', () => {

@@ -1,6 +1,8 @@
-// One line of input → a JSON-RPC message, or the error response JSON-RPC 2.0 prescribes
-// (SPEC §6): -32700 for bytes that are not JSON, -32600 for JSON that is not a JSON-RPC message,
-// each with one clear line. The SDK's own ReadBuffer throws on both and nothing is answered.
+// One line of input → a JSON-RPC message, a batch of them, or the error response JSON-RPC 2.0
+// prescribes (SPEC §6): -32700 for bytes that are not JSON, -32600 for JSON that is not a JSON-RPC
+// message, each with one clear line. The SDK's own ReadBuffer throws on both and nothing is
+// answered. Batches (JSON arrays) are part of the 2025-03-26 revision the server agrees to: each
+// element is checked like a message of its own.
 import {
   ErrorCode,
   JSONRPCErrorResponseSchema,
@@ -21,6 +23,9 @@ export interface ErrorResponse {
 
 export type Incoming = { readonly message: JSONRPCMessage } | { readonly error: ErrorResponse };
 
+/** A line: one message (or its error), or a batch whose elements are each a message or an error. */
+export type Line = Incoming | { readonly batch: readonly Incoming[] };
+
 /** What the envelope schemas share, for choosing one by the message's shape. */
 interface EnvelopeSchema {
   safeParse(
@@ -38,7 +43,7 @@ export function errorResponse(id: RequestId | null, code: number, message: strin
 }
 
 /** Parses and checks one line (without its newline). */
-export function readMessage(line: string): Incoming {
+export function readLine(line: string): Line {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -46,8 +51,16 @@ export function readMessage(line: string): Incoming {
     const detail = error instanceof Error ? error.message : String(error);
     return { error: errorResponse(null, ErrorCode.ParseError, `Parse error: ${oneLine(detail)}`) };
   }
+  if (!Array.isArray(value)) return checkMessage(value);
+  // JSON-RPC 2.0 §6: an empty array is one invalid request, answered with a single error.
+  if (value.length === 0) return invalid(null, 'an empty batch');
+  return { batch: value.map(checkMessage) };
+}
+
+/** Checks one parsed value (a whole line, or an element of a batch) as a JSON-RPC message. */
+function checkMessage(value: unknown): Incoming {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return invalid(null, 'a message must be one JSON object (batches are not supported)');
+    return invalid(null, 'a message must be a JSON object');
   }
   const record = value as Record<string, unknown>;
   const schema = envelopeOf(record);

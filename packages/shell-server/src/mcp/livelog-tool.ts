@@ -54,10 +54,12 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         env: process.env,
         logger: context.logger,
       });
+      // A monitor never blocks the call (not even with --sync): it runs until cancelled. The
+      // inline wait still answers a source that fails at once with its result.
       return runOperation(
         context,
         loaded.name,
-        loaded.leaf.synchronous,
+        false,
         async (signal, id) => {
           const result = await task(signal, id);
           audit(context, id, loaded.name, argv, cwd, result);

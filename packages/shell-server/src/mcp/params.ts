@@ -8,6 +8,7 @@ import {
   InitializeRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  SetLevelRequestSchema,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describeIssue, type SchemaIssue } from './issues.js';
@@ -21,7 +22,8 @@ interface RequestSchema {
 }
 
 /**
- * The requests this server answers: the SDK's own initialize and ping, and the handlers of
+ * The requests this server answers: the SDK's own initialize, ping and logging/setLevel (with the
+ * logging capability), and the handlers of
  * createMcpServer (server.ts). A handler added there belongs here too; a method missing here
  * keeps the SDK's behaviour. Methods the server does not serve stay -32601 Method not found.
  */
@@ -30,6 +32,7 @@ const SERVED: ReadonlyMap<string, RequestSchema> = new Map<string, RequestSchema
   ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
   ['tools/call', CallToolRequestSchema],
+  ['logging/setLevel', SetLevelRequestSchema],
 ]);
 
 /** One line saying what is wrong with a served request's params, e.g. `tools/call: "name" is required`. */

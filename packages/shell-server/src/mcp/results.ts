@@ -126,7 +126,7 @@ export function describeFinished(result: CommandResult): string {
 
 export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
   const result = commandResult(snapshot);
-  if (result.status === 'running') return startedResult(snapshot, false);
+  if (result.status === 'running') return startedResult(snapshot);
   return {
     content: [{ type: 'text', text: describeFinished(result) }],
     structuredContent: { ...result },
@@ -134,14 +134,14 @@ export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
   };
 }
 
-export function startedResult(snapshot: OperationSnapshot, pushed: boolean): CallToolResult {
-  const how = pushed
-    ? 'The result will be pushed to you as a progress notification when it finishes; continue with other work meanwhile.'
-    : `Call \`await\` with ids ["${snapshot.id}"] when you need the result (or \`status\` to check without waiting); continue with other work meanwhile.`;
+/** The answer of an async call still running: its id, and how its result will arrive (R2.2). */
+export function startedResult(snapshot: OperationSnapshot): CallToolResult {
+  const text =
+    `Started ${snapshot.tool} as operation ${snapshot.id}; it is still running. ` +
+    `Its result will arrive as a log message (notifications/message from logger "ahma" whose data has operation_id "${snapshot.id}") when it finishes; continue with other work meanwhile. ` +
+    `If you cannot continue without the result, call \`await\` with ids ["${snapshot.id}"] (\`status\` checks without waiting).`;
   return {
-    content: [
-      { type: 'text', text: `Started ${snapshot.tool} as operation ${snapshot.id}. ${how}` },
-    ],
+    content: [{ type: 'text', text }],
     structuredContent: { operation_id: snapshot.id, status: 'started', tool: snapshot.tool },
   };
 }

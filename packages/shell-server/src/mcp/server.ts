@@ -1,6 +1,6 @@
 // The MCP face of Ahma: the SDK's low-level Server with raw JSON Schema tools (R5.3), tools/list,
-// tools/call, and completion pushes as notifications/progress (R2.2). Every SDK call of the server
-// lives under this folder.
+// tools/call, progress while a call is open, and completion pushes as notifications/message
+// (R2.2). Every SDK call of the server lives under this folder.
 import type { Engine } from '@ahma/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -10,7 +10,8 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { describeFinished, commandResult } from './results.js';
+import { pushCompletions, type AnsweredStarted } from './completion-push.js';
+import type { ProgressReporter } from './heartbeat.js';
 import type { ToolEntry } from './tools.js';
 
 export interface McpServerParts {
@@ -20,8 +21,8 @@ export interface McpServerParts {
   readonly logger: Logger;
   /** Tools in list order; looked up by name on every call. */
   readonly tools: () => readonly ToolEntry[];
-  /** Operation id → progress token, for async calls that asked for progress. */
-  readonly pushes: Map<string, string | number>;
+  /** Async calls answered `started`, whose completion is pushed (filled by the tools). */
+  readonly answeredStarted: AnsweredStarted;
   /** The initialize result's instructions (mcp/instructions.ts). */
   readonly instructions: string;
 }
@@ -52,28 +53,24 @@ export function createMcpServer(parts: McpServerParts): Server {
     if (entry === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
     }
-    return entry.call(request.params.arguments ?? {}, {
-      signal: extra.signal,
-      progressToken: request.params._meta?.progressToken,
-    });
+    const progressToken = request.params._meta?.progressToken;
+    // Progress of this request, sent on its own stream; only while it is open (see heartbeat.ts).
+    const progress: ProgressReporter | undefined =
+      progressToken === undefined
+        ? undefined
+        : (value, message) =>
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: value, message },
+              })
+              .catch((error: unknown) =>
+                parts.logger.warn({ err: error }, 'could not send progress'),
+              );
+    return entry.call(request.params.arguments ?? {}, { signal: extra.signal, progress });
   });
 
-  // R2.2: the completion of an async call that carried a progress token is pushed on that token.
-  parts.engine.operations.onComplete((snapshot) => {
-    const progressToken = parts.pushes.get(snapshot.id);
-    if (progressToken === undefined) return;
-    parts.pushes.delete(snapshot.id);
-    const result = commandResult(snapshot);
-    if (result.status === 'running') return;
-    server
-      .notification({
-        method: 'notifications/progress',
-        params: { progressToken, progress: 1, total: 1, message: describeFinished(result) },
-      })
-      .catch((error: unknown) =>
-        parts.logger.warn({ err: error, operation: snapshot.id }, 'could not push a completion'),
-      );
-  });
+  pushCompletions(server, parts.engine, parts.answeredStarted, parts.logger);
 
   // SPEC §3: a livelog tool's alert is pushed at once as a warning naming its operation.
   parts.engine.operations.onAlert((alert) => {

@@ -3,7 +3,9 @@
 // throws once 10 MiB are buffered without a newline and the transport then closes itself (the
 // server exits 0 with nothing answered); a line that is not JSON, or not JSON-RPC, only reaches
 // onerror, so the client waits for an answer that never comes. Here every such line is answered
-// with a JSON-RPC error (SPEC §6) and the next line is served as usual.
+// with a JSON-RPC error (SPEC §6) and the next line is served as usual. A line holding a JSON-RPC
+// batch (required by the 2025-03-26 revision, which the server agrees to) is answered with one line
+// holding the array of its responses, once all of them are known.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -11,10 +13,13 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
   type MessageExtraInfo,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorResponse, readMessage, type ErrorResponse } from './incoming.js';
+import { Batch, type Answer } from './batch.js';
+import { errorResponse, readLine, type ErrorResponse, type Incoming } from './incoming.js';
 import { LineFramer, type Frame } from './line-framer.js';
 import { tooLarge } from './oversized.js';
+import { onTheWire } from './wire-error.js';
 
 /**
  * The largest message accepted, in bytes of one line without its newline: 10 MiB, the SDK's own
@@ -43,6 +48,8 @@ export class StdioTransport implements Transport {
   readonly #limit: number;
   readonly #checkParams: StdioTransportOptions['checkParams'];
   readonly #framer: LineFramer;
+  /** The open batch of each request id sent in a batch and not answered yet. */
+  readonly #batchOf = new Map<RequestId, Batch>();
   #started = false;
   #closed = false;
 
@@ -66,7 +73,17 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.#write(message);
+    const outgoing = onTheWire(message);
+    const id = 'id' in outgoing && !('method' in outgoing) ? outgoing.id : undefined;
+    if (id !== undefined) {
+      const batch = this.#batchOf.get(id);
+      if (batch !== undefined) {
+        this.#batchOf.delete(id);
+        batch.answer(id, outgoing);
+        return this.#flush(batch);
+      }
+    }
+    return this.#write(outgoing);
   }
 
   close(): Promise<void> {
@@ -112,21 +129,88 @@ export class StdioTransport implements Transport {
     const line = frame.bytes.toString('utf8').replace(/\r$/, '');
     // Blank lines carry no message, so there is nothing to answer.
     if (line.trim() === '') return;
-    const incoming = readMessage(line);
-    if ('error' in incoming) {
-      this.#refuse(incoming.error);
+    const read = readLine(line);
+    if ('batch' in read) {
+      this.#handleBatch(read.batch);
       return;
     }
-    const { message } = incoming;
+    const problem = 'error' in read ? read.error : this.#paramsProblem(read.message);
+    if (problem !== undefined) {
+      this.#refuse(problem);
+      return;
+    }
+    if ('message' in read) this.#deliver(read.message);
+  }
+
+  /** The -32602 answering a request whose protocol params are wrong, else undefined. */
+  #paramsProblem(message: JSONRPCMessage): ErrorResponse | undefined {
     // Already validated as a message: a method and an id make it a request.
-    if ('method' in message && 'id' in message) {
-      const problem = this.#checkParams?.(message);
-      if (problem !== undefined) {
-        this.#refuse(errorResponse(message.id, ErrorCode.InvalidParams, problem));
-        return;
+    if (!('method' in message && 'id' in message)) return undefined;
+    const problem = this.#checkParams?.(message);
+    return problem === undefined
+      ? undefined
+      : errorResponse(message.id, ErrorCode.InvalidParams, problem);
+  }
+
+  #deliver(message: JSONRPCMessage): void {
+    // A request of a batch that the client cancels gets no response: its batch stops waiting.
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+      const requestId: unknown = message.params?.['requestId'];
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        const batch = this.#batchOf.get(requestId);
+        if (batch !== undefined) {
+          this.#batchOf.delete(requestId);
+          batch.abandon(requestId);
+          void this.#flush(batch);
+        }
       }
     }
     this.onmessage?.(message);
+  }
+
+  /**
+   * Every element is checked like a line of its own; refused elements are answered in the batch's
+   * response, the others go to the server, whose responses to the batch's requests are collected.
+   */
+  #handleBatch(items: readonly Incoming[]): void {
+    const batch = new Batch();
+    const accepted: JSONRPCMessage[] = [];
+    for (const item of items) {
+      let problem = 'error' in item ? item.error : this.#paramsProblem(item.message);
+      if (problem === undefined && 'message' in item && 'method' in item.message) {
+        const { message } = item;
+        if ('id' in message) {
+          if (this.#batchOf.has(message.id)) {
+            problem = errorResponse(
+              null,
+              ErrorCode.InvalidRequest,
+              `Invalid Request: id ${JSON.stringify(message.id)} is already in use`,
+            );
+          } else {
+            this.#batchOf.set(message.id, batch);
+            batch.expect(message.id);
+          }
+        }
+      }
+      if (problem !== undefined) {
+        this.onerror?.(new Error(`refused a message: ${problem.error.message}`));
+        batch.refuse(problem);
+      } else if ('message' in item) {
+        accepted.push(item.message);
+      }
+    }
+    for (const message of accepted) this.#deliver(message);
+    batch.seal();
+    void this.#flush(batch);
+  }
+
+  /** Writes a batch's responses as one array once all are known; nothing for notifications only. */
+  #flush(batch: Batch): Promise<void> {
+    const answers: readonly Answer[] | undefined = batch.complete();
+    if (answers === undefined || answers.length === 0) return Promise.resolve();
+    return this.#write(answers).catch((error: unknown) =>
+      this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+    );
   }
 
   /** Answers a message that never reaches the server, and reports it (the server logs it). */
@@ -138,7 +222,7 @@ export class StdioTransport implements Transport {
   }
 
   /** One line out; resolves when the stream takes it (or once it drains), like the SDK's. */
-  #write(message: JSONRPCMessage | ErrorResponse): Promise<void> {
+  #write(message: Answer | readonly Answer[]): Promise<void> {
     return new Promise((resolve, reject) => {
       const line = `${JSON.stringify(message)}\n`;
       const accepted = this.#output.write(line, (error) => {

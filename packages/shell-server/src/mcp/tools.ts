@@ -2,6 +2,7 @@
 // status, await and cancel. Handlers are generic: nothing here knows any particular tool (R1.3).
 import {
   AhmaError,
+  EXECUTION_MODES,
   META_PARAMETER_PROPERTIES,
   prepareInvocation,
   resolveWorkingDirectory,
@@ -19,6 +20,7 @@ import {
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { auditedArgv } from './audit-argv.js';
+import { startHeartbeat, type ProgressReporter } from './heartbeat.js';
 import {
   COMMAND_OUTPUT_SCHEMA,
   commandResult,
@@ -40,17 +42,21 @@ export interface ToolContext {
   readonly defaultTimeoutSeconds: number;
   /** --sync: every call blocks (R3.4). */
   readonly forceSync: boolean;
-  /** Remembers where to push an async operation's completion. */
-  readonly pushTo: (operationId: string, progressToken: string | number) => void;
+  /** --inline-wait: how long an async call waits for its command before answering `started`. */
+  readonly inlineWaitMs: number;
+  /** How often an open call with a progressToken hears progress (heartbeat.ts). */
+  readonly heartbeatMs: number;
+  /** The call of this operation was answered `started`: push its completion (completion-push.ts). */
+  readonly pushLater: (operationId: string) => void;
 }
 
 /** A ToolContext without the current definition tools, which the tool set adds. */
 export type ToolContextBase = Omit<ToolContext, 'definitionTools'>;
 
-/** The call being served: its cancellation and, when sent, its progress token. */
+/** The call being served: its cancellation and, when the request asked for it, its progress. */
 export interface CallContext {
   readonly signal: AbortSignal;
-  readonly progressToken: string | number | undefined;
+  readonly progress: ProgressReporter | undefined;
 }
 
 export interface ToolEntry {
@@ -69,11 +75,11 @@ interface PreparedCommand {
   cleanup(): Promise<void>;
 }
 
-/** Runs a prepared command as an operation: blocking when synchronous, else started in the background. */
+/** Runs a prepared command as an operation, blocking or in the background. */
 function runCommand(
   context: ToolContext,
   name: string,
-  synchronous: boolean,
+  blocking: boolean,
   prepared: PreparedCommand,
   call: CallContext,
 ): Promise<CallToolResult> {
@@ -82,7 +88,7 @@ function runCommand(
   return runOperation(
     context,
     name,
-    synchronous,
+    blocking,
     async (signal, id) => {
       try {
         const result = await engine.executor.run({
@@ -129,30 +135,55 @@ export function audit(
   );
 }
 
-/** One operation: the call blocks until it ends when synchronous, else it returns at once (R2.6). */
+/**
+ * Whether a call blocks: --sync makes every call block (R3.4); otherwise the call's execution_mode
+ * (R10.1) overrides the tool's own mode (R2.6).
+ */
+function blocks(context: ToolContext, toolIsSynchronous: boolean, args: Record<string, unknown>) {
+  if (context.forceSync) return true;
+  const mode = args['execution_mode'];
+  if (mode === EXECUTION_MODES[0]) return true;
+  if (mode === EXECUTION_MODES[1]) return false;
+  return toolIsSynchronous;
+}
+
+/**
+ * One operation. A blocking call waits for it to end. An async call waits up to the inline wait
+ * (SPEC §3) and answers with the finished result when the command ends in time; otherwise it
+ * answers `started` and the completion is pushed later. While the call is open it sends progress
+ * heartbeats, and the client cancelling the request kills the command.
+ */
 export async function runOperation(
   context: ToolContext,
   name: string,
-  synchronous: boolean,
+  blocking: boolean,
   task: OperationTask,
   call: CallContext,
 ): Promise<CallToolResult> {
-  const { engine } = context;
-  const operation = engine.operations.start(name, task);
-  if (synchronous || context.forceSync) {
-    // notifications/cancelled for this request kills the command.
-    const onAbort = () =>
-      engine.operations.cancel(operation.id, 'the client cancelled the request');
+  const { operations } = context.engine;
+  const operation = operations.start(name, task);
+  const waitMs = blocking ? undefined : context.inlineWaitMs;
+  if (waitMs !== 0) {
+    const onAbort = () => operations.cancel(operation.id, 'the client cancelled the request');
     call.signal.addEventListener('abort', onAbort, { once: true });
+    const stop = startHeartbeat(
+      call.progress,
+      context.heartbeatMs,
+      (seconds) => `${operation.id} (${name}) running for ${String(seconds)} s`,
+    );
     try {
-      const [finished] = await engine.operations.await([operation.id]);
-      return finishedResult(finished ?? operation);
+      const [finished] = await operations.await([operation.id], waitMs);
+      if (finished !== undefined && finished.status !== 'running') return finishedResult(finished);
     } finally {
+      stop();
       call.signal.removeEventListener('abort', onAbort);
     }
   }
-  if (call.progressToken !== undefined) context.pushTo(operation.id, call.progressToken);
-  return startedResult(operation, call.progressToken !== undefined);
+  // Checked and registered in one step: a completion from now on finds the id and is pushed.
+  const [now] = operations.status([operation.id]);
+  if (now !== undefined && now.status !== 'running') return finishedResult(now);
+  context.pushLater(operation.id);
+  return startedResult(operation);
 }
 
 export function invalidArguments(
@@ -233,7 +264,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       return runCommand(
         context,
         loaded.name,
-        loaded.leaf.synchronous,
+        blocks(context, loaded.leaf.synchronous, args),
         { ...prepared, command: { kind: 'argv', argv: prepared.argv } },
         call,
       );
@@ -271,7 +302,7 @@ async function runSequenceTool(
   return runOperation(
     context,
     loaded.name,
-    loaded.leaf.synchronous,
+    blocks(context, loaded.leaf.synchronous, args),
     (signal, id) =>
       runSequence(plans, {
         executor: engine.executor,
@@ -325,7 +356,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
       return runCommand(
         context,
         tool.name,
-        false,
+        blocks(context, false, args),
         {
           command: { kind: 'shell', script },
           argv: ['bash', '-c', script],
@@ -338,6 +369,13 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
     },
   };
 }
+
+/**
+ * `await`'s wait when the call names none: below the 60 s after which common clients (the SDK
+ * clients, MCP Inspector) give up on a request, so the agent gets what is still running instead of
+ * a timeout error.
+ */
+export const AWAIT_DEFAULT_SECONDS = 50;
 
 const idsProperty = {
   type: 'array',
@@ -391,7 +429,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
   const wait: Tool = {
     name: 'await',
     description:
-      'Wait until the named operations (or, with no ids, all running ones) finish, then return their results. Use it only when you cannot continue without a result.',
+      'Wait until the named operations (or, with no ids, all running ones) finish, then return their results; those still running after the timeout are returned as running (call again to keep waiting). Use it only when you cannot continue without a result.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -400,7 +438,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
           type: 'number',
           exclusiveMinimum: 0,
           maximum: 86400,
-          description: 'Stop waiting after this many seconds (default: the server timeout).',
+          description: `Stop waiting after this many seconds and return what is still running (default ${String(AWAIT_DEFAULT_SECONDS)}, below the 60 s request timeout of common clients).`,
         },
       },
       additionalProperties: false,
@@ -444,12 +482,23 @@ export function operationTools(context: ToolContext): ToolEntry[] {
           const seconds =
             typeof args['timeout_seconds'] === 'number'
               ? args['timeout_seconds']
-              : context.defaultTimeoutSeconds;
-          return operationsResult(
-            await operations.await(ids(args), seconds * 1000, call.signal),
-            'await',
-            true,
+              : AWAIT_DEFAULT_SECONDS;
+          const named = ids(args);
+          const stop = startHeartbeat(
+            call.progress,
+            context.heartbeatMs,
+            (elapsed) =>
+              `waiting for ${named === undefined ? 'every running operation' : named.join(', ')} (${String(elapsed)} s)`,
           );
+          try {
+            return operationsResult(
+              await operations.await(named, seconds * 1000, call.signal),
+              'await',
+              true,
+            );
+          } finally {
+            stop();
+          }
         }),
     },
     {

@@ -54,7 +54,7 @@ async function expectAllGone(
 
 describe('cancel', () => {
   it("SPEC §3: cancel kills a running operation's process group and its setsid'ed grandchild, leaving no zombie", async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
     const marker = uniqueMarker();
     const started = await server.call('sandboxed_shell', { command: treeScript(marker) });
     const { operation_id } = structured<StartedResult>(started);
@@ -102,7 +102,7 @@ describe('cancel', () => {
   });
 
   it('SPEC §3: an operation that outlives its async call is killed when the server shuts down', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
     const marker = uniqueMarker();
     await server.call('sandboxed_shell', { command: treeScript(marker) });
     const tree = await waitForTree(marker);

@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, E2E, PACKAGE_DIR } from './helpers.js';
+import { BIN, childEnv, E2E, PACKAGE_DIR } from './helpers.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -46,6 +46,7 @@ describe('usage and flags', () => {
         '--mode stdio|http',
         '--sandbox-scope',
         '--sync',
+        '--inline-wait SECONDS',
         '--log-to-stderr',
         '--version',
       ]) {
@@ -104,6 +105,21 @@ describe('usage and flags', () => {
     );
     expect(day.stdout).toBe('x\n');
     expect(day.code).toBe(0);
+  });
+
+  it('SPEC §3 inline wait: --inline-wait (or AHMA_INLINE_WAIT) outside 0…50 seconds exits 2 with a clear message', async () => {
+    for (const value of ['-1', '51', 'soon', '']) {
+      const result = await e2e.run(['--mode', 'stdio', `--inline-wait=${value}`]);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr, value).toContain(
+        '--inline-wait must be a number of seconds from 0 to 50',
+      );
+    }
+    const fromEnv = await e2e.run(['--mode', 'stdio'], {
+      env: { ...childEnv(), AHMA_INLINE_WAIT: 'never' },
+    });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('--inline-wait must be');
   });
 
   it('R8.10: --mode http exits 2 with a clear message', async () => {

@@ -1,5 +1,6 @@
-// tools/call end to end: synchronous and asynchronous tools, completion pushes, await and status,
-// timeouts, failures, argument validation, argv fidelity and merged output (SPEC §3).
+// tools/call end to end: synchronous and asynchronous tools, await and status, timeouts, failures,
+// argument validation, argv fidelity and merged output (SPEC §3). How results are delivered
+// (inline wait, completion pushes, progress) is delivery.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   E2E,
@@ -14,6 +15,9 @@ import {
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
+
+/** Async calls answer `started` at once, whatever their command's speed (SPEC §3 inline wait). */
+const AT_ONCE = ['--inline-wait', '0'];
 
 /** A value no shell may interpret: every metacharacter, quotes, a newline and a glob. */
 const METACHARACTERS =
@@ -153,7 +157,7 @@ describe('argv fidelity', () => {
     expect(structured<CommandResult>(result).output).toBe(`sync\n--value\n${METACHARACTERS}\n`);
   });
 
-  it('R10.1: meta-parameters (working_directory, timeout_seconds) are never passed to the command', async () => {
+  it('R10.1: meta-parameters (working_directory, timeout_seconds, execution_mode) are never passed to the command', async () => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope);
     const setup = await server.call('sandboxed_shell', { command: 'mkdir -p sub' });
@@ -162,6 +166,7 @@ describe('argv fidelity', () => {
       text: 'x',
       working_directory: 'sub',
       timeout_seconds: 30,
+      execution_mode: 'Synchronous',
     });
     expect(JSON.parse(structured<CommandResult>(result).output)).toEqual(['--text', 'x']);
     // working_directory was honoured, though: a relative path resolves inside it.
@@ -172,13 +177,9 @@ describe('argv fidelity', () => {
 
 describe('asynchronous calls', () => {
   it('R2.1: an async tool returns at once with {operation_id, status: started, tool} while the command runs', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const started = Date.now();
-    const result = await server.call(
-      'sandboxed_shell',
-      { command: 'sleep 2; echo late' },
-      { progressToken: 'tok-r21' },
-    );
+    const result = await server.call('sandboxed_shell', { command: 'sleep 2; echo late' });
     expect(Date.now() - started).toBeLessThan(1500);
     const content = structured<StartedResult>(result);
     expect(content).toEqual({
@@ -187,65 +188,19 @@ describe('asynchronous calls', () => {
       tool: 'sandboxed_shell',
     });
     expect(result.isError).toBeFalsy();
-    // The text names the id and says how the result will arrive.
+    // The text names the id and says how the result will arrive, and how to wait for it.
     expect(textOf(result)).toContain(content.operation_id);
-    expect(textOf(result)).toMatch(/progress notification/);
+    expect(textOf(result)).toMatch(/notifications\/message from logger "ahma"/);
+    expect(textOf(result)).toContain(`\`await\` with ids ["${content.operation_id}"]`);
     const status = structured<Operations>(
       await server.call('status', { ids: [content.operation_id] }),
     );
     expect(status.operations[0]?.status).toBe('running');
+    await server.call('cancel', { id: content.operation_id });
   });
 
-  it('R2.1: without a progress token the started text points to await', async () => {
-    const server = await e2e.server(await e2e.scope());
-    const result = await server.call('e2e_async', { value: 'x' });
-    const { operation_id } = structured<StartedResult>(result);
-    expect(structured<StartedResult>(result)).toEqual({
-      operation_id,
-      status: 'started',
-      tool: 'e2e_async',
-    });
-    expect(textOf(result)).toContain(`\`await\` with ids ["${operation_id}"]`);
-  });
-
-  it('R2.2: the completion is pushed as notifications/progress on the call token: progress == total, message = id, status, output', async () => {
-    const server = await e2e.server(await e2e.scope());
-    const token = 'tok-r22';
-    const result = await server.call('e2e_async', { value: 'pushed' }, { progressToken: token });
-    const { operation_id } = structured<StartedResult>(result);
-    const push = await waitFor(
-      () => server.progress.find((p) => p.progressToken === token),
-      'the completion push',
-    );
-    expect(push.progress).toBe(push.total);
-    expect(push.message).toMatch(
-      new RegExp(`^${operation_id} completed \\(exit code 0, \\d+ ms\\)\\n`),
-    );
-    expect(push.message?.endsWith('\nasync\n--value\npushed\n')).toBe(true);
-    await sleep(300);
-    expect(server.progress.filter((p) => p.progressToken === token)).toHaveLength(1);
-  });
-
-  it('R2.2: a numeric progress token and a failing command: the push still carries the status and the output', async () => {
-    const server = await e2e.server(await e2e.scope());
-    const result = await server.call(
-      'sandboxed_shell',
-      { command: 'echo bad; exit 7' },
-      { progressToken: 4242 },
-    );
-    const { operation_id } = structured<StartedResult>(result);
-    const push = await waitFor(
-      () => server.progress.find((p) => p.progressToken === 4242),
-      'the completion push',
-    );
-    expect(push.progress).toBe(push.total);
-    expect(push.message).toMatch(
-      new RegExp(`^${operation_id} failed \\(exit code 7, \\d+ ms\\)\\nbad\\n$`),
-    );
-  });
-
-  it('R2.2: a result not pushed is never lost: status returns it after completion', async () => {
-    const server = await e2e.server(await e2e.scope());
+  it('R2.2: a result is never lost: status returns it after completion', async () => {
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'echo kept' }),
     );
@@ -261,11 +216,10 @@ describe('asynchronous calls', () => {
       output: 'kept\n',
       truncated: false,
     });
-    expect(server.progress).toEqual([]);
   });
 
   it('R2.3: await blocks until the named operation finishes and returns its result', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.6; echo awaited; exit 3' }),
     );
@@ -288,7 +242,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R2.3: await without ids waits for every running operation', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const first = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.8; echo one' }),
     );
@@ -310,7 +264,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R2.3: await gives up after its timeout_seconds and reports the operation still running', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 30' }),
     );
@@ -324,7 +278,7 @@ describe('asynchronous calls', () => {
   });
 
   it('SPEC §3: status is a non-blocking snapshot of running and finished operations', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const running = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 30' }),
     );
@@ -381,12 +335,8 @@ describe('asynchronous calls', () => {
 
 describe('--sync', () => {
   it('R3.4: --sync makes an async tool return its final result in the response', async () => {
-    const server = await e2e.server(await e2e.scope(), ['--sync']);
-    const result = await server.call(
-      'e2e_async',
-      { value: 'forced' },
-      { progressToken: 'tok-sync' },
-    );
+    const server = await e2e.server(await e2e.scope(), ['--sync', ...AT_ONCE]);
+    const result = await server.call('e2e_async', { value: 'forced' }, { progress: true });
     expect(result.isError).toBe(false);
     expect(structured<CommandResult>(result)).toMatchObject({
       tool: 'e2e_async',
@@ -401,8 +351,17 @@ describe('--sync', () => {
       exit_code: 5,
       output: 'now\n',
     });
-    // The result came in the response; no completion push follows.
+    // --sync wins over a per-call execution_mode too (R10.1).
+    const forced = await server.call('sandboxed_shell', {
+      command: 'sleep 0.3; echo still blocking',
+      execution_mode: 'AsyncResultPush',
+    });
+    expect(structured<CommandResult>(forced)).toMatchObject({
+      status: 'completed',
+      output: 'still blocking\n',
+    });
+    // The results came in the responses; no completion push follows.
     await sleep(300);
-    expect(server.progress).toEqual([]);
+    expect(server.messages).toEqual([]);
   });
 });

@@ -15,9 +15,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  ProgressNotificationSchema,
+  LoggingMessageNotificationSchema,
   type CallToolResult,
-  type ProgressNotification,
+  type JSONRPCMessage,
+  type LoggingMessageNotification,
+  type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandResult } from '../../src/mcp/results.js';
 
@@ -88,8 +90,17 @@ export interface RunningServer {
   readonly pid: number;
   /** Everything the server wrote on stderr so far. */
   stderr(): string;
-  /** Progress notifications received so far (a handler replacing the SDK's own is installed). */
-  readonly progress: ProgressNotification['params'][];
+  /** Progress the SDK delivered to calls made with `progress: true`, in arrival order. */
+  readonly progress: Progress[];
+  /** notifications/message received so far (completion pushes, R2.2). */
+  readonly messages: LoggingMessageNotification['params'][];
+  /** Every message the client received, in order, with its arrival time (performance.now()). */
+  readonly received: { readonly at: number; readonly message: JSONRPCMessage }[];
+  /**
+   * Errors the SDK Client reported (e.g. "Received a progress notification for an unknown token").
+   * E2E.cleanup() fails the test when there are any.
+   */
+  readonly clientErrors: Error[];
   call(
     name: string,
     args?: Record<string, unknown>,
@@ -99,7 +110,8 @@ export interface RunningServer {
 }
 
 export interface CallOptions {
-  readonly progressToken?: string | number;
+  /** Ask for progress the SDK way (its progressToken is the request id): filled into `progress`. */
+  readonly progress?: boolean;
   readonly request?: RequestOptions;
 }
 
@@ -180,15 +192,23 @@ export class E2E {
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const client = new Client({ name: 'ahma-e2e', version: '1.0.0' });
+    const clientErrors: Error[] = [];
+    client.onerror = (error) => clientErrors.push(error);
     await client.connect(transport);
     const pid = transport.pid;
     if (pid === null) throw new Error('the server has no pid');
-    // Completion pushes arrive after the call's response, when the SDK's own progress handler no
-    // longer knows the token and would report an error: collect them here instead.
-    const progress: ProgressNotification['params'][] = [];
-    client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
-      progress.push(notification.params);
+    // Every incoming message with its arrival time, before the Client handles it.
+    const received: RunningServer['received'] = [];
+    const handle = transport.onmessage;
+    transport.onmessage = (message) => {
+      received.push({ at: performance.now(), message });
+      handle?.(message);
+    };
+    const messages: LoggingMessageNotification['params'][] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      messages.push(notification.params);
     });
+    const progress: Progress[] = [];
     let closed: Promise<void> | undefined;
     const server: RunningServer = {
       client,
@@ -196,18 +216,14 @@ export class E2E {
       pid,
       stderr: () => stderr,
       progress,
+      messages,
+      received,
+      clientErrors,
       call: async (name, callArgs = {}, options = {}) =>
-        (await client.callTool(
-          {
-            name,
-            arguments: callArgs,
-            ...(options.progressToken === undefined
-              ? {}
-              : { _meta: { progressToken: options.progressToken } }),
-          },
-          undefined,
-          options.request,
-        )) as CallToolResult,
+        (await client.callTool({ name, arguments: callArgs }, undefined, {
+          ...options.request,
+          ...(options.progress === true ? { onprogress: (p: Progress) => progress.push(p) } : {}),
+        })) as CallToolResult,
       close: () => (closed ??= client.close()),
     };
     this.#servers.push(server);
@@ -256,11 +272,19 @@ export class E2E {
   async cleanup(): Promise<void> {
     const servers = this.#servers.splice(0);
     await Promise.all(servers.map((server) => server.close().catch(() => undefined)));
+    const clientErrors = servers.flatMap((server) => server.clientErrors);
     for (const child of this.#children.splice(0)) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     const dirs = this.#dirs.splice(0);
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    // SPEC §3: nothing the server sends may make the SDK Client report an error (a progress
+    // notification after the call's response is one: "unknown token").
+    if (clientErrors.length > 0) {
+      throw new Error(
+        `the SDK Client reported errors:\n${clientErrors.map((error) => error.message).join('\n')}`,
+      );
+    }
   }
 }
 
@@ -452,4 +476,11 @@ export class RawSession {
     this.child.stdin?.end();
     return this.exited;
   }
+}
+
+/** The operation id of a completion push (R2.2: notifications/message from logger "ahma"). */
+export function pushedId(message: LoggingMessageNotification['params']): string | undefined {
+  if (message.logger !== 'ahma') return undefined;
+  const data = message.data as { operation_id?: unknown } | undefined;
+  return typeof data?.operation_id === 'string' ? data.operation_id : undefined;
 }

@@ -15,7 +15,12 @@ type Message = Record<string, unknown>;
 
 /** Every JSON message the server wrote so far. */
 function messages(session: RawSession): Message[] {
-  return session.stdoutLines.map((line) => JSON.parse(line) as Message);
+  return lines(session).filter((line): line is Message => !Array.isArray(line));
+}
+
+/** Every line the server wrote, parsed (a batch's answer is an array). */
+function lines(session: RawSession): unknown[] {
+  return session.stdoutLines.map((line) => JSON.parse(line) as unknown);
 }
 
 /** Waits for the first error response that carries `id` (null included). */
@@ -167,11 +172,82 @@ describe('malformed messages (SPEC §6)', () => {
       code: -32600,
       message: expect.stringContaining('"method" must be a string'),
     });
-    await write(session, '[1,2]\n');
+    await write(session, '"text"\n');
     expect((await errorFor(session, null))['error']).toMatchObject({ code: -32600 });
     await write(session, '{"jsonrpc":"1.0","id":8,"method":"tools/list"}\n');
     expect((await errorFor(session, 8))['error']).toMatchObject({ code: -32600 });
     await expectAlive(session, 11);
+  });
+});
+
+describe('JSON-RPC batches (SPEC §6, 2025-03-26)', () => {
+  it('SPEC §6: a batch gets one array answering each of its requests; a batch of notifications gets nothing', async () => {
+    const session = await started();
+    await write(
+      session,
+      `${JSON.stringify([
+        { jsonrpc: '2.0', id: 'b1', method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        {
+          jsonrpc: '2.0',
+          id: 'b2',
+          method: 'tools/call',
+          params: { name: 'sandboxed_shell', arguments: { command: 'echo batched' } },
+        },
+        { jsonrpc: '2.0', id: 'b3', method: 'tools/call', params: { name: 5 } },
+        7,
+      ])}\n`,
+    );
+    const answer = await waitFor(
+      () => lines(session).find((line): line is Message[] => Array.isArray(line)),
+      'the answer to the batch',
+    );
+    const byId = new Map(answer.map((response) => [response['id'], response]));
+    expect([...byId.keys()].sort()).toEqual(['b1', 'b2', 'b3', null].sort());
+    expect(byId.get('b1')).toMatchObject({ result: { tools: expect.any(Array) } });
+    expect(byId.get('b2')).toMatchObject({ result: { content: expect.any(Array) } });
+    expect(byId.get('b3')).toMatchObject({ error: { code: -32602 } });
+    expect(byId.get(null)).toMatchObject({ error: { code: -32600 } });
+
+    const before = session.stdoutLines.length;
+    await write(
+      session,
+      `${JSON.stringify([{ jsonrpc: '2.0', method: 'notifications/initialized' }])}\n[]\n`,
+    );
+    expect((await errorFor(session, null))['error']).toMatchObject({
+      code: -32600,
+      message: 'Invalid Request: an empty batch',
+    });
+    await expectAlive(session, 30);
+    // The notification-only batch wrote nothing: only the empty batch's error and tools/list.
+    expect(session.stdoutLines.slice(before).map((line) => JSON.parse(line) as Message)).toEqual([
+      expect.objectContaining({ id: null }),
+      expect.objectContaining({ id: 30 }),
+    ]);
+  });
+});
+
+describe('error messages (SPEC §6)', () => {
+  it('SPEC §6: an unknown tool is -32602 whose message carries no "MCP error -32602:" prefix on the wire', async () => {
+    const session = await started();
+    await write(
+      session,
+      `${JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'nope' } })}\n`,
+    );
+    expect((await errorFor(session, 12))['error']).toEqual({
+      code: -32602,
+      message: 'unknown tool "nope"',
+    });
+  });
+
+  it('SPEC §6: the SDK Client shows the error code prefix once', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const error = await server.call('no_such_tool').then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe('MCP error -32602: unknown tool "no_such_tool"');
   });
 });
 

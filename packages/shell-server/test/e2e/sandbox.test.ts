@@ -18,14 +18,15 @@ import {
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
 
-/** Runs a sandboxed_shell script (async) and awaits its result. */
+/** Runs a sandboxed_shell script (async) and awaits its result (inline or started). */
 async function shell(
   server: RunningServer,
   command: string,
   extra: Record<string, unknown> = {},
 ): Promise<CommandResult> {
   const started = await server.call('sandboxed_shell', { command, ...extra });
-  if (started.isError === true) throw new Error(textOf(started));
+  // Refused before anything ran: an error without an operation.
+  if (started.structuredContent === undefined) throw new Error(textOf(started));
   const { operation_id } = structured<StartedResult>(started);
   const [finished] = structured<Operations>(
     await server.call('await', { ids: [operation_id] }),

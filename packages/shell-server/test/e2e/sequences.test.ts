@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   E2E,
   processesMatching,
+  pushedId,
   structured,
   textOf,
   uniqueMarker,
@@ -128,30 +129,29 @@ describe('sequences', () => {
     await expect(readFile(join(scope.dir, 'three'))).rejects.toThrow();
   });
 
-  it('R6.3: an asynchronous sequence is one operation: one id, one completion push', async () => {
+  it('R6.3/R2.2: an asynchronous sequence is one operation: one id, one completion push', async () => {
     const scope = await scopeWith([
       {
         ...sequenceTool('background', [shellStep('sleep 0.2; echo a'), shellStep('echo b')]),
         synchronous: false,
       },
     ]);
-    const server = await e2e.server(scope);
-    const started = structured<StartedResult>(
-      await server.call('background', {}, { progressToken: 'seq-1' }),
-    );
+    const server = await e2e.server(scope, ['--inline-wait', '0']);
+    const started = structured<StartedResult>(await server.call('background', {}));
     expect(started).toEqual({
       operation_id: expect.stringMatching(/^op_/),
       status: 'started',
       tool: 'background',
     });
     const push = await waitFor(
-      () => server.progress.find((p) => p.progressToken === 'seq-1'),
+      () => server.messages.find((m) => pushedId(m) === started.operation_id),
       'the completion push',
     );
-    expect(push.message).toContain(`${started.operation_id} completed`);
-    expect(push.message).toContain('── step 2/2');
+    expect(push.data).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect((push.data as CommandResult).output).toContain('── step 2/2');
+    expect((push.data as CommandResult).steps).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(server.progress.filter((p) => p.progressToken === 'seq-1')).toHaveLength(1);
+    expect(server.messages.filter((m) => pushedId(m) === started.operation_id)).toHaveLength(1);
     const status = structured<Operations>(await server.call('status'));
     expect(status.operations.map((o) => o.operation_id)).toEqual([started.operation_id]);
   });

@@ -584,7 +584,10 @@ export class Seat {
       : { node: process.execPath, bin: join(PACKAGE_DIR, 'bin', 'ahma-shell.js') };
   }
 
-  /** Starts `ahma-shell --mode stdio --sandbox-scope <scope> …args` as the identity. */
+  /**
+   * Starts `ahma-shell --mode stdio --sandbox-scope <scope> --inline-wait 0 …args` as the identity:
+   * attacks start an operation and then watch or wait for it, so calls answer `started` at once.
+   */
   async server(args: readonly string[] = [], scope = this.scope): Promise<Server> {
     const { node, bin } = await this.runtime();
     const { command, args: argv } = asIdentity(this.identity, node, [
@@ -593,6 +596,8 @@ export class Seat {
       'stdio',
       '--sandbox-scope',
       scope,
+      '--inline-wait',
+      '0',
       ...args,
     ]);
     // The server's working directory is its HOME, not the scope: /proc/<server>/cwd must not be a

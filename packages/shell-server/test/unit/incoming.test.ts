@@ -2,16 +2,16 @@
 // what is not JSON, -32600 for JSON that is not a JSON-RPC 2.0 message, -32602 for the protocol
 // params of a request the server serves.
 import { describe, expect, it } from 'vitest';
-import { readMessage } from '../../src/mcp/incoming.js';
+import { readLine } from '../../src/mcp/incoming.js';
 import { paramsProblem } from '../../src/mcp/params.js';
 
 const errorOf = (line: string) => {
-  const incoming = readMessage(line);
+  const incoming = readLine(line);
   if (!('error' in incoming)) throw new Error(`accepted: ${line}`);
   return incoming.error;
 };
 
-describe('readMessage', () => {
+describe('readLine', () => {
   it('SPEC §6: accepts requests, notifications and responses', () => {
     for (const line of [
       '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
@@ -19,7 +19,7 @@ describe('readMessage', () => {
       '{"jsonrpc":"2.0","id":"s","result":{}}',
       '{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}',
     ]) {
-      expect(readMessage(line), line).toHaveProperty('message');
+      expect(readLine(line), line).toHaveProperty('message');
     }
   });
 
@@ -67,6 +67,41 @@ describe('readMessage', () => {
   });
 });
 
+describe('readLine batches', () => {
+  it('SPEC §6: a JSON array is a batch whose elements are each checked like a line', () => {
+    const line = readLine(
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},5,{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"x","method":7}]',
+    );
+    if (!('batch' in line)) throw new Error(`not a batch: ${JSON.stringify(line)}`);
+    expect(line.batch).toEqual([
+      { message: { jsonrpc: '2.0', id: 1, method: 'ping' } },
+      {
+        error: {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Invalid Request: a message must be a JSON object' },
+        },
+      },
+      { message: { jsonrpc: '2.0', method: 'notifications/initialized' } },
+      {
+        error: {
+          jsonrpc: '2.0',
+          id: 'x',
+          error: { code: -32600, message: 'Invalid Request: "method" must be a string' },
+        },
+      },
+    ]);
+  });
+
+  it('SPEC §6: an empty batch is one -32600 error, not an array', () => {
+    expect(errorOf('[]')).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: an empty batch' },
+    });
+  });
+});
+
 describe('paramsProblem', () => {
   const request = (method: string, params: unknown) =>
     ({ jsonrpc: '2.0', id: 1, method, params }) as Parameters<typeof paramsProblem>[0];
@@ -84,6 +119,13 @@ describe('paramsProblem', () => {
     expect(paramsProblem(request('initialize', { protocolVersion: 1 }))).toBe(
       'initialize: "protocolVersion" must be a string',
     );
+  });
+
+  it('SPEC §6: logging/setLevel (served with the logging capability, R2.2) names a bad level', () => {
+    expect(paramsProblem(request('logging/setLevel', { level: 'loud' }))).toMatch(
+      /^logging\/setLevel: "level" /,
+    );
+    expect(paramsProblem(request('logging/setLevel', { level: 'warning' }))).toBeUndefined();
   });
 
   it('SPEC §6: valid params and methods the server does not serve pass through to the SDK', () => {

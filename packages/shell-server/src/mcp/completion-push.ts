@@ -1,0 +1,33 @@
+// R2.2/R3.3: the completion of an async call that was answered `started` is pushed to the client as
+// notifications/message (logger "ahma", level info, data = the finished result), not as progress:
+// MCP ends a request's progress with its response, and the official SDK clients drop progress that
+// comes later (the TypeScript client reports "unknown token"). The client's logging/setLevel is
+// honoured (the SDK's Server filters); a result not pushed stays available from `await`/`status`.
+import type { Engine } from '@ahma/core';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Logger } from 'pino';
+import { commandResult } from './results.js';
+
+/** The logger name of every message Ahma sends the client. */
+export const LOGGER_NAME = 'ahma';
+
+/** Operation ids whose call was answered `started`: their completion is pushed. */
+export type AnsweredStarted = Set<string>;
+
+export function pushCompletions(
+  server: Server,
+  engine: Engine,
+  answeredStarted: AnsweredStarted,
+  logger: Logger,
+): void {
+  engine.operations.onComplete((snapshot) => {
+    if (!answeredStarted.delete(snapshot.id)) return;
+    const result = commandResult(snapshot);
+    if (result.status === 'running') return;
+    server
+      .sendLoggingMessage({ level: 'info', logger: LOGGER_NAME, data: result })
+      .catch((error: unknown) =>
+        logger.warn({ err: error, operation: snapshot.id }, 'could not push a completion'),
+      );
+  });
+}
