@@ -46,6 +46,8 @@ export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const parameter of parameters) properties[parameter.name] = parameterSchema(parameter);
   Object.assign(properties, META_PARAMETER_PROPERTIES);
+  // A livelog monitor runs until cancelled: it has no blocking mode to choose.
+  if (leaf.livelog !== undefined) delete properties['execution_mode'];
   const required = parameters.filter((p) => p.required === true).map((p) => p.name);
   return {
     type: 'object',

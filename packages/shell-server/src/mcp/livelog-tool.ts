@@ -54,10 +54,10 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         env: process.env,
         logger: context.logger,
       });
-      // A monitor never blocks the call (not even with --sync): it runs until cancelled. The
-      // inline wait still answers a source that fails at once with its result.
+      // A monitor runs until cancelled: the call never blocks (not even with --sync) and answers
+      // at once, without an inline wait that could only delay it.
       return runOperation(
-        context,
+        { ...context, inlineWaitMs: 0 },
         loaded.name,
         false,
         async (signal, id) => {
