@@ -91,6 +91,7 @@ describe('ahma-validate', () => {
       pointer: '/subcommand/0/descripton',
       message: 'unknown key "descripton"',
       hint: 'did you mean "description"?',
+      severity: 'error',
     });
   });
 
