@@ -109,7 +109,10 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
 
   // R5.2: warnings are printed but do not make a file invalid.
   const invalid = report.files.filter((file) => file.diagnostics.some(isError));
-  const problems = report.files.reduce((sum, file) => sum + file.diagnostics.filter(isError).length, 0);
+  const problems = report.files.reduce(
+    (sum, file) => sum + file.diagnostics.filter(isError).length,
+    0,
+  );
   const warnings = report.files.reduce((sum, file) => sum + file.diagnostics.length, 0) - problems;
   if (values.format === 'json') {
     const json = {
@@ -145,12 +148,7 @@ function summary(
 }
 
 /** Each issue carries its severity ("error" or "warning"); only errors make a file invalid. */
-function jsonReport(
-  report: ValidationReport,
-  invalid: number,
-  problems: number,
-  warnings: number,
-) {
+function jsonReport(report: ValidationReport, invalid: number, problems: number, warnings: number) {
   return {
     valid: invalid === 0,
     summary: { files: report.files.length, invalid, problems, warnings },

@@ -64,7 +64,7 @@ function edit(document: Json, path: (string | number)[], value: Json | undefined
   let node = copy as Record<string | number, Json>;
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, Json>;
   const last = path.at(-1) as string | number;
-  if (value === undefined) delete node[last];
+  if (value === undefined) Reflect.deleteProperty(node, last);
   else node[last] = value;
   return copy;
 }
