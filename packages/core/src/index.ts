@@ -19,7 +19,12 @@ export {
   renderJsonSchema,
   type JsonSchema,
 } from './definition/json-schema.js';
-export { formatDiagnostic, type Diagnostic } from './definition/diagnostic.js';
+export {
+  formatDiagnostic,
+  isError,
+  type Diagnostic,
+  type Severity,
+} from './definition/diagnostic.js';
 export {
   DocumentChecker,
   type DefinitionCheck,

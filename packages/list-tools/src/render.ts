@@ -11,6 +11,9 @@ export function renderText(listing: ServerListing): string {
     lines.push('');
     const description = firstLine(tool.description);
     lines.push(description === undefined ? tool.name : `${tool.name} — ${description}`);
+    // The header shows the first line only; the last paragraph (where Ahma puts a tool's hints
+    // for the agent) is shown too when it is another one, so people see what agents are told.
+    for (const line of lastParagraph(tool.description)) lines.push(`  | ${line}`);
     const parameters = describeParameters(tool.inputSchema);
     if (parameters.length === 0) lines.push('  (no parameters)');
     for (const parameter of parameters) lines.push(`  ${parameterLine(parameter)}`);
@@ -41,6 +44,17 @@ function parameterLine(parameter: Parameter): string {
   const required = parameter.required ? ' (required)' : '';
   const description = firstLine(parameter.description ?? undefined);
   return `${parameter.name}: ${parameter.type}${required}${description === undefined ? '' : ` — ${description}`}`;
+}
+
+/** The lines of the last paragraph of a description of several paragraphs; else none. */
+function lastParagraph(text: string | undefined): string[] {
+  const paragraphs = (text ?? '')
+    .split(/\r?\n\s*\r?\n/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  const last = paragraphs.at(-1);
+  if (paragraphs.length < 2 || last === undefined) return [];
+  return last.split(/\r?\n/).map((line) => line.trim());
 }
 
 /** The first non-blank line, trimmed; undefined when there is none. */

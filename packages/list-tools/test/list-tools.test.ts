@@ -168,6 +168,7 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
         name: 'greet',
         description: 'Greets',
         command: 'echo',
+        hints: { custom: { default: 'Greet politely.' } },
         subcommand: [
           {
             name: 'default',
@@ -202,6 +203,29 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
     expect(run.stdout).toContain('  who: string (required) — Whom to greet');
     expect(run.stdout).toContain('  command: string (required)');
     expect(run.stdout.trimEnd().endsWith('6 tools')).toBe(true);
+  });
+
+  it('SPEC §2 compat: the hints of a tool file reach the listing, in text and json', async () => {
+    const env = { ...process.env, XDG_CACHE_HOME: join(scope, 'cache') };
+    const command = [
+      '--',
+      process.execPath,
+      ahmaShell,
+      '--mode',
+      'stdio',
+      '--sandbox-scope',
+      scope,
+    ];
+    const text = await listTools(command, env);
+    expect(text.stdout).toContain(
+      'greet — Say hello to someone.\n  | Hints:\n  | - default: Greet politely.\n  who: string',
+    );
+    const json = await listTools(['--format', 'json', ...command], env);
+    const tools = (JSON.parse(json.stdout) as { tools: { name: string; description: string }[] })
+      .tools;
+    expect(tools.find((tool) => tool.name === 'greet')?.description).toBe(
+      'Say hello to someone.\n\nHints:\n- default: Greet politely.',
+    );
   });
 });
 

@@ -89,9 +89,12 @@ export class ToolSet {
     });
     for (const problem of loaded.diagnostics) {
       // R5.2: an invalid file is logged with its diagnostics and skipped; the server still serves.
+      // A warning does not reject its file: it is logged and the file loads.
       logger.warn(
-        { file: problem.file, pointer: problem.pointer },
-        `tool definition rejected: ${formatDiagnostic(problem)}`,
+        { file: problem.file, pointer: problem.pointer, severity: problem.severity },
+        problem.severity === 'warning'
+          ? `tool definition warning (loaded): ${formatDiagnostic(problem)}`
+          : `tool definition rejected: ${formatDiagnostic(problem)}`,
       );
     }
     for (const file of loaded.keptLastGood) {

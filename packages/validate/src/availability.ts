@@ -9,6 +9,7 @@ import {
   DocumentChecker,
   formatAvailability,
   GUIDANCE_FILE_NAME,
+  isError,
   type AvailabilityReport,
   type CheckedDefinition,
   type ValidationReport,
@@ -49,7 +50,7 @@ export async function runAvailabilityChecks(
 async function validDefinitions(validation: ValidationReport): Promise<CheckedDefinition[]> {
   const checker = new DocumentChecker();
   const files = validation.files.filter(
-    (entry) => entry.diagnostics.length === 0 && basename(entry.file) !== GUIDANCE_FILE_NAME,
+    (entry) => !entry.diagnostics.some(isError) && basename(entry.file) !== GUIDANCE_FILE_NAME,
   );
   const definitions: CheckedDefinition[] = [];
   for (const { file } of files) {

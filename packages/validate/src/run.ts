@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import {
   AhmaError,
   formatDiagnostic,
+  isError,
   ToolFileReadError,
   validateToolFiles,
   type ValidationReport,
@@ -34,6 +35,8 @@ const DEFAULT_TARGET = '.ahma/tools';
 const USAGE = `Usage: ahma-validate [TARGET…] [--format text|json] [--check-availability [--no-sandbox]]
 
 Validates Ahma tool definition files (MTDF) and tool_guidance.json.
+Warnings (harmless redundancy, keys Ahma ignores) are printed as "warning: …" and do not
+make a file invalid.
 TARGET is a file or a directory of *.json files (default: ${DEFAULT_TARGET}).
 Each problem is printed as: file#/json/pointer: message (hint)
 
@@ -104,21 +107,26 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
     for (const warning of availability.warnings) output.stderr(`ahma-validate: ${warning}\n`);
   }
 
-  const invalid = report.files.filter((file) => file.diagnostics.length > 0);
-  const problems = invalid.reduce((sum, file) => sum + file.diagnostics.length, 0);
+  // R5.2: warnings are printed but do not make a file invalid.
+  const invalid = report.files.filter((file) => file.diagnostics.some(isError));
+  const problems = report.files.reduce(
+    (sum, file) => sum + file.diagnostics.filter(isError).length,
+    0,
+  );
+  const warnings = report.files.reduce((sum, file) => sum + file.diagnostics.length, 0) - problems;
   if (values.format === 'json') {
     const json = {
-      ...jsonReport(report, invalid.length, problems),
+      ...jsonReport(report, invalid.length, problems, warnings),
       ...(availability === undefined
         ? {}
         : { availability: availabilityJson(availability.report) }),
     };
     output.stdout(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    for (const file of invalid) {
+    for (const file of report.files) {
       for (const diagnostic of file.diagnostics) output.stdout(`${formatDiagnostic(diagnostic)}\n`);
     }
-    output.stdout(`${summary(report.files.length, invalid.length, problems, targets)}\n`);
+    output.stdout(`${summary(report.files.length, invalid.length, problems, warnings, targets)}\n`);
     if (availability !== undefined) output.stdout(availabilityText(availability.report));
   }
   if (invalid.length > 0) return EXIT_INVALID;
@@ -129,21 +137,24 @@ function summary(
   files: number,
   invalid: number,
   problems: number,
+  warnings: number,
   targets: readonly string[],
 ): string {
   if (files === 0) return `no *.json files in ${targets.join(', ')}`;
   const checked = `${files} file${files === 1 ? '' : 's'}`;
-  if (invalid === 0) return `✓ ${checked} valid`;
-  return `✗ ${problems} problem${problems === 1 ? '' : 's'} in ${invalid} of ${checked}`;
+  const warned = warnings === 0 ? '' : ` (${warnings} warning${warnings === 1 ? '' : 's'})`;
+  if (invalid === 0) return `✓ ${checked} valid${warned}`;
+  return `✗ ${problems} problem${problems === 1 ? '' : 's'} in ${invalid} of ${checked}${warned}`;
 }
 
-function jsonReport(report: ValidationReport, invalid: number, problems: number) {
+/** Each issue carries its severity ("error" or "warning"); only errors make a file invalid. */
+function jsonReport(report: ValidationReport, invalid: number, problems: number, warnings: number) {
   return {
     valid: invalid === 0,
-    summary: { files: report.files.length, invalid, problems },
+    summary: { files: report.files.length, invalid, problems, warnings },
     files: report.files.map((file) => ({
       file: file.file,
-      valid: file.diagnostics.length === 0,
+      valid: !file.diagnostics.some(isError),
       issues: file.diagnostics,
     })),
   };

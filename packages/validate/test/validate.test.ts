@@ -52,6 +52,34 @@ describe('ahma-validate', () => {
     expect(run.stdout).toBe('✓ 3 files valid\n');
   });
 
+  it("R5.2, SPEC §2 compat: the Rust ahma's files pass with warnings only: printed, marked, exit 0", async () => {
+    const upstream = fileURLToPath(
+      new URL('../../core/test/fixtures/upstream-ahma/git.json', import.meta.url),
+    );
+    const text = await validate([upstream]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('✓ 1 file valid (2 warnings)');
+    expect(lines.slice(0, -1)).toEqual([
+      `${upstream}#/subcommand/0/concurrency: warning: "concurrency" has no effect in Ahma (every operation runs in its own supervised process tree; remove it unless the file is shared with the Rust ahma)`,
+      `${upstream}#/subcommand/4/concurrency: warning: "concurrency" has no effect in Ahma (every operation runs in its own supervised process tree; remove it unless the file is shared with the Rust ahma)`,
+    ]);
+    const json = await validate([upstream, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      valid: boolean;
+      summary: { problems: number; warnings: number };
+      files: { valid: boolean; issues: { severity: string; pointer: string }[] }[];
+    };
+    expect(report.valid).toBe(true);
+    expect(report.summary).toMatchObject({ problems: 0, warnings: 2 });
+    expect(report.files[0]?.valid).toBe(true);
+    expect(report.files[0]?.issues.map((issue) => [issue.pointer, issue.severity])).toEqual([
+      ['/subcommand/0/concurrency', 'warning'],
+      ['/subcommand/4/concurrency', 'warning'],
+    ]);
+  });
+
   it('R5.2: reports every problem of a folder of broken definitions in one run, exit 1', async () => {
     const run = await validate(['broken']);
     expect(run.code).toBe(1);
@@ -85,12 +113,14 @@ describe('ahma-validate', () => {
       files: 1,
       invalid: 1,
       problems: report.files[0]?.issues.length,
+      warnings: 0,
     });
     expect(report.files[0]?.issues).toContainEqual({
       file: 'broken/typo.json',
       pointer: '/subcommand/0/descripton',
       message: 'unknown key "descripton"',
       hint: 'did you mean "description"?',
+      severity: 'error',
     });
   });
 

@@ -10,7 +10,7 @@ import { AhmaError } from '../errors.js';
 import type { Executor } from '../process/executor.js';
 import { stepTarget, type CheckedDefinition } from './definition-set.js';
 import { jsonPointer } from './diagnostic.js';
-import { splitCommand } from './flatten.js';
+import { isBareShell, splitCommand } from './flatten.js';
 import type { AvailabilityCheck, SubcommandDefinition } from './schema.js';
 
 /** How long one probe may run before it counts as failed. */
@@ -59,6 +59,12 @@ export interface DeclaredCheck {
   readonly tools: readonly string[];
   /** The probe's command line (never run through a shell). */
   readonly argv: readonly string[];
+  /**
+   * `probe`: a declared availability_check, run. `lookup`: the program of a bare-shell tool's leaf
+   * (SPEC §2), looked up on PATH without running it (running `rm` or `ls` to see whether they exist
+   * would do something, or fail for lack of arguments).
+   */
+  readonly kind: 'probe' | 'lookup';
   readonly successExitCodes: readonly number[];
   /** The check's install_instructions, else the nearest enclosing declaration's. */
   readonly installInstructions: string | undefined;
@@ -116,8 +122,8 @@ export async function checkAvailability(
   options: AvailabilityOptions,
 ): Promise<AvailabilityReport> {
   const declared = source.definitions.flatMap(declaredChecks);
-  const probes = new Map<string, readonly string[]>();
-  for (const check of declared) probes.set(probeKey(check.argv), check.argv);
+  const probes = new Map<string, DeclaredCheck>();
+  for (const check of declared) probes.set(probeKey(check), check);
 
   const settings: ProbeSettings = {
     executor: options.executor,
@@ -127,12 +133,12 @@ export async function checkAvailability(
   const outcomes = await mapBounded(
     [...probes],
     Math.max(1, options.concurrency ?? DEFAULT_AVAILABILITY_CONCURRENCY),
-    async ([key, argv], index) => [key, await runProbe(argv, index, settings)] as const,
+    async ([key, check], index) => [key, await runProbe(check, index, settings)] as const,
   );
   const byKey = new Map(outcomes);
 
   const checks = declared.map((check) => {
-    const outcome = byKey.get(probeKey(check.argv));
+    const outcome = byKey.get(probeKey(check));
     if (outcome === undefined) throw new Error('unreachable: every probe ran');
     return judge(check, outcome, settings.timeoutMs);
   });
@@ -155,7 +161,8 @@ export function availableTools<T extends { readonly name: string }>(
  * (not offered: cargo_nextest_run)`. The install_instructions are not included: they may span lines.
  */
 export function formatAvailability(result: AvailabilityResult): string {
-  const where = `${result.file}#${result.pointer}/availability_check: ${result.label}`;
+  const at = result.kind === 'lookup' ? result.pointer : `${result.pointer}/availability_check`;
+  const where = `${result.file}#${at}: ${result.label}`;
   if (result.available) return `${where} available`;
   return `${where} unavailable: ${result.reason ?? result.status} (not offered: ${result.tools.join(', ')})`;
 }
@@ -188,7 +195,10 @@ function declaredChecks(entry: CheckedDefinition): DeclaredCheck[] {
       pointer,
       label,
       tools,
+      // Exactly as declared: Ahma never appends subcommand words (the Rust ahma's
+      // skip_subcommand_args: true, which is what it does for a subcommand's own check too).
       argv: [...splitCommand(check.command), ...(check.args ?? [])],
+      kind: 'probe',
       successExitCodes: check.success_exit_codes ?? [0],
       installInstructions,
     });
@@ -210,11 +220,34 @@ function declaredChecks(entry: CheckedDefinition): DeclaredCheck[] {
     });
   };
   walk(definition.subcommand, [], definition.name, definition.install_instructions);
+  if (isBareShell(splitCommand(definition.command))) found.push(...programLookups(entry));
   return found;
 }
 
-function probeKey(argv: readonly string[]): string {
-  return JSON.stringify(argv);
+/** A bare-shell tool's leaves run their first subcommand word: each such program must exist. */
+function programLookups(entry: CheckedDefinition): DeclaredCheck[] {
+  return entry.leaves.flatMap((leaf) => {
+    const program = leaf.subcommandPath[0];
+    if (!leaf.enabled || leaf.sequence !== undefined || leaf.command.length > 0) return [];
+    if (program === undefined) return [];
+    return [
+      {
+        file: entry.file,
+        definitionName: entry.definition.name,
+        pointer: leaf.pointer,
+        label: `${entry.definition.name} ${leaf.subcommandPath.join(' ')}`,
+        tools: [leaf.name],
+        argv: [program],
+        kind: 'lookup' as const,
+        successExitCodes: [0],
+        installInstructions: entry.definition.install_instructions,
+      },
+    ];
+  });
+}
+
+function probeKey(check: DeclaredCheck): string {
+  return JSON.stringify([check.kind, check.argv]);
 }
 
 function judge(check: DeclaredCheck, outcome: ProbeOutcome, timeoutMs: number): AvailabilityResult {
@@ -286,13 +319,14 @@ function unavailableTools(
   const leaves = definitions.flatMap((entry) =>
     entry.leaves.filter((leaf) => leaf.enabled).map((leaf) => ({ leaf, file: entry.file })),
   );
+  const names = new Set(leaves.map(({ leaf }) => leaf.name));
   let changed = removed.size > 0;
   while (changed) {
     changed = false;
     for (const { leaf, file } of leaves) {
       if (leaf.sequence === undefined || removed.has(leaf.name)) continue;
       for (const step of leaf.sequence) {
-        const target = removed.get(stepTarget(step));
+        const target = removed.get(stepTarget(step, (name) => names.has(name)));
         if (target === undefined) continue;
         removed.set(leaf.name, { name: leaf.name, file, cause: target.cause, calls: target.name });
         changed = true;
@@ -335,15 +369,17 @@ async function mapBounded<T, R>(
  * is found before anything runs, so "not found" reads the same whatever the sandbox reports.
  */
 async function runProbe(
-  argv: readonly string[],
+  check: DeclaredCheck,
   index: number,
   settings: ProbeSettings,
 ): Promise<ProbeOutcome> {
+  const { argv } = check;
   const started = performance.now();
   const command = argv[0] ?? '';
   if (!(await findExecutable(command, settings.executor.env['PATH'], settings.cwd))) {
     return outcome('not_found', started, {});
   }
+  if (check.kind === 'lookup') return outcome('exited', started, { exitCode: 0 });
   let result;
   try {
     result = await settings.executor.run({

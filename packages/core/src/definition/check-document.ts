@@ -1,9 +1,11 @@
 // Everything that can be checked about one file on its own: JSON syntax, the schema, and the
 // semantic rules. Cross-file rules run afterwards over the files that pass (definition-set.ts).
 import type { ZodType } from 'zod';
-import type { Diagnostic } from './diagnostic.js';
+import { diagnostic, isError, type Diagnostic } from './diagnostic.js';
 import { flattenDefinition, type ToolLeaf } from './flatten.js';
+import { leafInputSchema } from './input-schema.js';
 import { mtdfJsonSchema, toolGuidanceJsonSchema, type JsonSchema } from './json-schema.js';
+import { normalizeDefinition } from './normalize.js';
 import { parseJsonDocument } from './parse-json.js';
 import { createSchemaCompiler, type SchemaCheck } from './schema-check.js';
 import {
@@ -19,6 +21,8 @@ export type DefinitionCheck =
       readonly ok: true;
       readonly definition: ToolDefinition;
       readonly leaves: readonly ToolLeaf[];
+      /** Problems that do not reject the file (R5.2). */
+      readonly warnings: readonly Diagnostic[];
     }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
@@ -30,6 +34,9 @@ export type GuidanceCheck =
 export class DocumentChecker {
   readonly #definitionSchema = structuralCheck(toolDefinitionSchema, mtdfJsonSchema);
   readonly #guidanceSchema = structuralCheck(toolGuidanceSchema, toolGuidanceJsonSchema);
+  // The compiler tools/call validates arguments with (ArgumentValidator): a schema it cannot
+  // compile would turn every call of the tool into a protocol error, so the file is refused.
+  readonly #compileArguments = createSchemaCompiler('argument');
 
   checkDefinition(file: string, text: string): DefinitionCheck {
     const parsed = parseJsonDocument(file, text);
@@ -37,11 +44,30 @@ export class DocumentChecker {
     const structural = this.#definitionSchema(file, parsed.value);
     if (structural.length > 0) return { ok: false, diagnostics: structural };
     // The schema check above guarantees the shape the zod-derived type describes.
-    const definition = parsed.value as ToolDefinition;
+    const normalized = normalizeDefinition(file, parsed.value as ToolDefinition);
+    const { definition } = normalized;
     const leaves = flattenDefinition(definition);
-    const semantic = checkDefinition(file, definition, leaves);
-    if (semantic.length > 0) return { ok: false, diagnostics: semantic };
-    return { ok: true, definition, leaves };
+    const found = [...normalized.diagnostics, ...checkDefinition(file, definition, leaves)];
+    if (found.some(isError)) return { ok: false, diagnostics: found };
+    const uncompilable = leaves.flatMap((leaf) => this.#inputSchemaProblems(file, leaf));
+    if (uncompilable.length > 0) return { ok: false, diagnostics: [...found, ...uncompilable] };
+    return { ok: true, definition, leaves, warnings: found };
+  }
+
+  #inputSchemaProblems(file: string, leaf: ToolLeaf): Diagnostic[] {
+    try {
+      this.#compileArguments(leafInputSchema(leaf));
+      return [];
+    } catch (error) {
+      return [
+        diagnostic(
+          file,
+          leaf.pointer,
+          `the input schema of tool "${leaf.name}" cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,
+          'please report this: the definition passed every check, so Ahma generated a bad schema',
+        ),
+      ];
+    }
   }
 
   checkGuidance(file: string, text: string): GuidanceCheck {

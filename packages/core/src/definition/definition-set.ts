@@ -1,6 +1,6 @@
 // Checks across all the definitions that will be served together: unique names, guidance keys that
 // exist, and sequence steps that name a real tool. A file failing any of them is rejected whole.
-import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
+import { diagnostic, isError, jsonPointer, warning, type Diagnostic } from './diagnostic.js';
 import type { ToolLeaf } from './flatten.js';
 import type { GuidanceBlocks } from './guidance.js';
 import { isMetaParameter } from './input-schema.js';
@@ -36,7 +36,7 @@ export function checkDefinitionSet(
   let accepted = candidates.filter((entry) => {
     const found = [...checkGuidanceKeys(entry, guidance)];
     diagnostics.push(...found);
-    return found.length === 0;
+    return !found.some(isError);
   });
   accepted = acceptUniqueNames(accepted, diagnostics);
 
@@ -104,10 +104,12 @@ function* checkGuidanceKeys(
   const check = function* (key: string | undefined, pointer: string): Generator<Diagnostic> {
     if (key === undefined || key in guidance) return;
     const suggestion = closestMatch(key, Object.keys(guidance));
-    yield diagnostic(
+    // A warning: the tools work, their descriptions go without the block (the Rust ahma's files
+    // name guidance built into it, such as "python_sync").
+    yield warning(
       entry.file,
       pointer,
-      `unknown guidance_key "${key}"`,
+      `unknown guidance_key "${key}": the description goes without it`,
       suggestion === undefined
         ? `define it in tool_guidance.json; known keys: ${Object.keys(guidance).join(', ')}`
         : `did you mean "${suggestion}"?`,
@@ -135,12 +137,27 @@ function enabledTools(entries: readonly CheckedDefinition[]): Map<string, ToolLe
   return tools;
 }
 
-/** The tool a step calls: "<tool>_<subcommand>", with "default" (or no subcommand) meaning the tool. */
-export function stepTarget(step: SequenceStep): string {
+/**
+ * The tool a step calls: "<tool>_<subcommand>", with "default" (or no subcommand) meaning the tool.
+ * Subcommand names may contain "_", and tool names join path segments with "_", so
+ * `{"tool": "cargo", "subcommand": "nextest_run"}` names cargo_nextest_run whether nextest_run is one
+ * word or nextest → run. When that tool does not exist, a `tool` that is already a flattened tool
+ * name overlapping the subcommand path (the Rust ahma's docs write
+ * `{"tool": "cargo_nextest", "subcommand": "nextest_run"}`) resolves to the tool they share.
+ */
+export function stepTarget(step: SequenceStep, isTool: (name: string) => boolean): string {
   const path = (step.subcommand ?? DEFAULT_SEGMENT)
     .split('_')
     .filter((segment) => segment !== DEFAULT_SEGMENT);
-  return [step.tool, ...path].join('_');
+  const direct = [step.tool, ...path].join('_');
+  if (path.length === 0 || isTool(direct)) return direct;
+  const toolSegments = step.tool.split('_');
+  for (let overlap = Math.min(toolSegments.length, path.length); overlap > 0; overlap--) {
+    const shared = toolSegments.slice(-overlap).every((segment, i) => segment === path[i]);
+    const merged = [...toolSegments, ...path.slice(overlap)].join('_');
+    if (shared && isTool(merged)) return merged;
+  }
+  return direct;
 }
 
 function checkSequences(
@@ -158,7 +175,7 @@ function checkSequences(
       const at = `${leaf.sequencePointer}/${index}`;
       const report = (pointer: string, message: string, hint?: string) =>
         found.push(diagnostic(entry.file, pointer, message, hint));
-      const target = stepTarget(step);
+      const target = stepTarget(step, (name) => tools.has(name));
       const parameters = parametersOf(target, tools);
       if (parameters === undefined) {
         const suggestion = closestMatch(target, [...tools.keys(), SHELL_TOOL_NAME]);
@@ -222,7 +239,13 @@ function unusedSequenceParameters(
   tools: ReadonlyMap<string, ToolLeaf>,
 ): Diagnostic[] {
   const taken = new Set(
-    (leaf.sequence ?? []).flatMap((step) => parametersOf(stepTarget(step), tools) ?? []),
+    (leaf.sequence ?? []).flatMap(
+      (step) =>
+        parametersOf(
+          stepTarget(step, (name) => tools.has(name)),
+          tools,
+        ) ?? [],
+    ),
   );
   const lists = [
     ['options', leaf.options],
@@ -270,7 +293,10 @@ function findCycle(
     if (visited.has(name) || leaf.sequence === undefined) return undefined;
     visited.add(name);
     for (const step of leaf.sequence) {
-      const found = search(stepTarget(step), [...trail, name]);
+      const found = search(
+        stepTarget(step, (candidate) => tools.has(candidate)),
+        [...trail, name],
+      );
       if (found !== undefined) return found;
     }
     return undefined;

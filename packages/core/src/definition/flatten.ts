@@ -2,12 +2,14 @@
 // `<name>_<path>` with "default" segments collapsed, with inherited settings resolved.
 import type {
   ArgumentDefinition,
+  Hints,
   SequenceStep,
   SubcommandDefinition,
   ToolDefinition,
 } from './schema.js';
 import { ASYNC_GUIDANCE_KEY, type GuidanceBlocks } from './guidance.js';
 import { jsonPointer } from './diagnostic.js';
+import { describeHints } from './hints.js';
 import { livelogSettings, type LivelogSettings } from './livelog-settings.js';
 
 /** The command word that marks a definition whose tools run sequences rather than a program. */
@@ -24,7 +26,10 @@ export interface ToolLeaf {
   readonly definitionName: string;
   /** JSON pointer of the leaf inside its file ("" for a tool without subcommands). */
   readonly pointer: string;
-  /** The executable and its fixed leading arguments. */
+  /**
+   * The executable and its fixed leading arguments; empty for a leaf of a bare-shell tool, whose
+   * first subcommand word is the program (see isBareShell).
+   */
   readonly command: readonly string[];
   /** Subcommand words passed after the command ("default" segments removed). */
   readonly subcommandPath: readonly string[];
@@ -34,8 +39,16 @@ export interface ToolLeaf {
   readonly synchronous: boolean;
   readonly timeoutSeconds: number | undefined;
   readonly guidanceKey: string | undefined;
+  /** Options passed to the command (a declared `working_directory` is not one of them). */
   readonly options: readonly ArgumentDefinition[];
   readonly positionals: readonly ArgumentDefinition[];
+  /**
+   * A declared `working_directory` option or positional (Rust ahma tool files declare one): it
+   * is the meta-parameter, described in the inputSchema as declared and never passed on.
+   */
+  readonly workingDirectory: ArgumentDefinition | undefined;
+  /** The definition's hints for the agent, appended to the description. */
+  readonly hints: Hints | undefined;
   readonly positionalsFirst: boolean;
   /** Steps when this tool runs a sequence instead of the command. */
   readonly sequence: readonly SequenceStep[] | undefined;
@@ -67,7 +80,9 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
   const base = {
     definitionName: definition.name,
     command: isSequenceTool ? [] : command,
+    hints: definition.hints,
   };
+  const bareShell = !isSequenceTool && isBareShell(command);
 
   if (definition.subcommand === undefined) {
     return [
@@ -80,6 +95,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         ...settle(inherited),
         options: [],
         positionals: [],
+        workingDirectory: undefined,
         positionalsFirst: false,
         sequence: topSequence,
         stepDelayMs: definition.step_delay_ms ?? 0,
@@ -111,15 +127,18 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
       }
       const ownSequence = sub.sequence;
       const sequence = ownSequence ?? topSequence;
+      const declared = [...(sub.options ?? []), ...(sub.positional_args ?? [])];
       leaves.push({
         ...base,
+        ...(bareShell && segments.length > 0 ? { command: [] } : {}),
         name: [definition.name, ...segments].join('_'),
         pointer: jsonPointer(here),
         subcommandPath: segments,
         baseDescription: sub.description,
         ...settle(settings),
-        options: sub.options ?? [],
-        positionals: sub.positional_args ?? [],
+        options: (sub.options ?? []).filter((option) => !isWorkingDirectory(option)),
+        positionals: (sub.positional_args ?? []).filter((p) => !isWorkingDirectory(p)),
+        workingDirectory: declared.find(isWorkingDirectory),
         positionalsFirst: sub.positional_args_first ?? false,
         sequence,
         stepDelayMs:
@@ -147,6 +166,26 @@ function settle(settings: Inherited) {
   };
 }
 
+/** The meta-parameter an argument declaration may name (SPEC §2 compatibility). */
+export const WORKING_DIRECTORY = 'working_directory';
+
+function isWorkingDirectory(parameter: ArgumentDefinition): boolean {
+  return parameter.name === WORKING_DIRECTORY;
+}
+
+/** Shells that, given no "-c", would read their first argument as a script file. */
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
+
+/**
+ * A `command` that is a shell alone (`sh`, `/bin/bash`, no `-c`): the Rust ahma's file tools use
+ * it to group programs (`ls`, `grep`) under one definition. Each leaf then runs its first
+ * subcommand word as the program, with argv; no value ever reaches a shell.
+ */
+export function isBareShell(command: readonly string[]): boolean {
+  const [program, ...rest] = command;
+  return rest.length === 0 && program !== undefined && SHELLS.has(program.split('/').at(-1) ?? '');
+}
+
 /** Splits `command` into the executable and its fixed leading arguments. */
 export function splitCommand(command: string): string[] {
   return command
@@ -158,12 +197,13 @@ export function splitCommand(command: string): string[] {
 /**
  * The description an agent sees: the async guidance for an asynchronous tool (R2.4: always, even
  * when a guidance_key selects another block), then the selected guidance block, then the author's
- * text.
+ * text, then the definition's hints.
  */
 export function describeLeaf(leaf: ToolLeaf, guidance: GuidanceBlocks): string {
   const keys = new Set<string>();
   if (!leaf.synchronous) keys.add(ASYNC_GUIDANCE_KEY);
   if (leaf.guidanceKey !== undefined) keys.add(leaf.guidanceKey);
   const blocks = [...keys].flatMap((key) => guidance[key] ?? []);
-  return [...blocks, leaf.baseDescription].join('\n\n');
+  const hints = leaf.hints === undefined ? [] : [describeHints(leaf.hints)];
+  return [...blocks, leaf.baseDescription, ...hints.filter((text) => text !== '')].join('\n\n');
 }

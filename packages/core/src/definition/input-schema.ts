@@ -40,7 +40,11 @@ export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
   },
 };
 
-/** A leaf's inputSchema: its options and positionals plus the optional meta-parameters. */
+/**
+ * A leaf's inputSchema: its options and positionals plus the optional meta-parameters. A declared
+ * `working_directory` keeps the meta-parameter's schema with the declaration's description, and
+ * is required when the declaration says so.
+ */
 export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   const parameters = [...leaf.options, ...leaf.positionals];
   const properties: Record<string, JsonSchema> = {};
@@ -48,7 +52,16 @@ export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   Object.assign(properties, META_PARAMETER_PROPERTIES);
   // A livelog monitor runs until cancelled: it has no blocking mode to choose.
   if (leaf.livelog !== undefined) delete properties['execution_mode'];
-  const required = parameters.filter((p) => p.required === true).map((p) => p.name);
+  const declared = leaf.workingDirectory;
+  if (declared?.description !== undefined) {
+    properties['working_directory'] = {
+      ...META_PARAMETER_PROPERTIES['working_directory'],
+      description: declared.description,
+    };
+  }
+  const required = [...parameters, ...(declared === undefined ? [] : [declared])]
+    .filter((p) => p.required === true)
+    .map((p) => p.name);
   return {
     type: 'object',
     properties,
@@ -62,14 +75,18 @@ function parameterSchema(parameter: ArgumentDefinition): JsonSchema {
   if (parameter.description !== undefined) schema['description'] = parameter.description;
   if (parameter.enum !== undefined) schema['enum'] = parameter.enum;
   if (parameter.default !== undefined) schema['default'] = parameter.default;
-  if (parameter.format !== undefined) schema['format'] = parameter.format;
-  if (parameter.items !== undefined) {
-    const { type, description, enum: values, format } = parameter.items;
+  // format applies to strings; on an array it means each element (normalize.ts moves it to items).
+  if (parameter.format !== undefined && parameter.type === 'string') {
+    schema['format'] = parameter.format;
+  }
+  if (parameter.type === 'array') {
+    const { type, description, enum: values, format } = parameter.items ?? { type: 'string' };
+    const itemFormat = format ?? parameter.format;
     schema['items'] = {
       type,
       ...(description === undefined ? {} : { description }),
       ...(values === undefined ? {} : { enum: values }),
-      ...(format === undefined ? {} : { format }),
+      ...(itemFormat === undefined || type !== 'string' ? {} : { format: itemFormat }),
     };
   }
   return schema;

@@ -73,7 +73,7 @@ export interface LoadResult {
   readonly tools: LoadedTool[];
   readonly definitions: CheckedDefinition[];
   readonly guidance: GuidanceBlocks;
-  /** Every rejected file's problems; logging them is the caller's job. */
+  /** Every rejected file's errors and every loaded file's warnings; logging them is the caller's job. */
   readonly diagnostics: Diagnostic[];
   /** Files rejected now whose last good definition (see `lastGood`) is served instead. */
   readonly keptLastGood: string[];

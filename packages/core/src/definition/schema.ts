@@ -26,6 +26,12 @@ const synchronous = z
     "true: the call blocks and returns the result. false or unset: the call returns an operation id at once and the result is pushed when the command finishes. A subcommand inherits its parent's value.",
   );
 
+// Compatibility with the Rust ahma's tool files (SPEC §2): an alias it accepts for "synchronous".
+// normalize.ts folds it into "synchronous" before anything else reads the definition.
+const forceSynchronous = z
+  .boolean()
+  .describe('Same as "synchronous" (the Rust ahma\'s older name). Give one of the two.');
+
 const enabled = z.boolean().describe('false hides this tool or subcommand. Default true.');
 
 const guidanceKey = z
@@ -64,14 +70,14 @@ export const argumentSchema = z
       .describe(
         'Parameter name; an option becomes "--name value". A name that already starts with "-" is used verbatim as the flag.',
       ),
-    type: valueType.describe('Value type; "array" needs "items".'),
+    type: valueType.describe('Value type; an "array" without "items" has string elements.'),
     description: z.string().optional(),
     required: z.boolean().optional().describe('The agent must supply a value. Default false.'),
     format: z
       .literal('path')
       .optional()
       .describe(
-        '"path": resolved against the working directory and refused outside the sandbox scope.',
+        '"path": resolved against the working directory and refused outside the sandbox scope. On an array it applies to each element.',
       ),
     items: items.optional(),
     enum: z.array(scalar).min(1).optional().describe('The only values accepted.'),
@@ -125,6 +131,12 @@ const availabilityCheck = z
       .min(1)
       .optional()
       .describe('Exit codes that mean "available". Default [0].'),
+    skip_subcommand_args: z
+      .boolean()
+      .optional()
+      .describe(
+        'Rust ahma compatibility: do not append the subcommand words to the probe. Ahma always runs the probe exactly as declared (command, then args), so this changes nothing.',
+      ),
   })
   .describe('A probe run at startup; when it fails the tool is not offered.')
   .meta({ id: 'AvailabilityCheck' });
@@ -166,6 +178,25 @@ const stepDelayMs = z
   .max(600_000)
   .describe('Pause between sequence steps, in milliseconds.');
 
+// null is allowed: the Rust ahma's files write "build": null for "no hint".
+const hintText = z.string().min(1).nullable();
+const hints = z
+  .strictObject({
+    build: hintText.optional(),
+    test: hintText.optional(),
+    dependencies: hintText.optional(),
+    clean: hintText.optional(),
+    run: hintText.optional(),
+    custom: z
+      .record(z.string().min(1), hintText)
+      .optional()
+      .describe('More hints by topic (for example a subcommand name).'),
+  })
+  .describe(
+    "Advice for the agent (the Rust ahma's hints), appended to every tool's description, at most 500 characters in all.",
+  )
+  .meta({ id: 'Hints' });
+
 export const subcommandSchema = z
   .strictObject({
     name: z
@@ -174,15 +205,23 @@ export const subcommandSchema = z
       .max(64)
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/)
       .describe(
-        'Subcommand word; no "_" (it separates path segments in tool names). "default" collapses into the parent.',
+        'Subcommand word, passed as one argument ("pr_create" too). Tool names join the path with "_", so two leaves may not produce the same name. "default" collapses into the parent.',
       ),
     description,
     enabled: enabled.optional(),
     synchronous: synchronous.optional(),
+    force_synchronous: forceSynchronous.optional(),
     timeout_seconds: timeoutSeconds.optional(),
     guidance_key: guidanceKey.optional(),
     availability_check: availabilityCheck.optional(),
     install_instructions: installInstructions.optional(),
+    concurrency: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Rust ahma compatibility ("read_only", "service", …): accepted and ignored, with a warning; every Ahma operation runs in its own supervised process tree.',
+      ),
     options: z.array(argumentSchema).optional().describe('Flags, passed in declared order.'),
     positional_args: z
       .array(argumentSchema)
@@ -214,7 +253,9 @@ export const toolDefinitionSchema = z
     enabled: enabled.optional(),
     timeout_seconds: timeoutSeconds.optional(),
     synchronous: synchronous.optional(),
+    force_synchronous: forceSynchronous.optional(),
     guidance_key: guidanceKey.optional(),
+    hints: hints.optional(),
     availability_check: availabilityCheck.optional(),
     install_instructions: installInstructions.optional(),
     subcommand: z.array(subcommandSchema).min(1).optional(),
@@ -245,4 +286,5 @@ export type SubcommandDefinition = z.infer<typeof subcommandSchema>;
 export type ArgumentDefinition = z.infer<typeof argumentSchema>;
 export type SequenceStep = z.infer<typeof sequenceStep>;
 export type AvailabilityCheck = z.infer<typeof availabilityCheck>;
+export type Hints = z.infer<typeof hints>;
 export type ToolGuidance = z.infer<typeof toolGuidanceSchema>;

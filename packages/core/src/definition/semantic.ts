@@ -1,7 +1,7 @@
 // Checks that a schema cannot express, on one schema-valid definition: names, argument
 // declarations, inheritance and sequence shape. Cross-file checks live in definition-set.ts.
-import { diagnostic, jsonPointer, type Diagnostic } from './diagnostic.js';
-import { SEQUENCE_COMMAND, splitCommand, type ToolLeaf } from './flatten.js';
+import { diagnostic, jsonPointer, warning, type Diagnostic, type Severity } from './diagnostic.js';
+import { SEQUENCE_COMMAND, splitCommand, WORKING_DIRECTORY, type ToolLeaf } from './flatten.js';
 import { isMetaParameter } from './input-schema.js';
 import { checkLivelog } from './livelog-checks.js';
 import { article } from './schema-check.js';
@@ -11,7 +11,7 @@ import type { ArgumentDefinition, SubcommandDefinition, ToolDefinition } from '.
 /** Longest MCP tool name produced; several clients refuse longer ones. */
 export const MAX_TOOL_NAME_LENGTH = 64;
 
-type Report = (pointer: string, message: string, hint?: string) => void;
+type Report = (pointer: string, message: string, hint?: string, severity?: Severity) => void;
 
 export function checkDefinition(
   file: string,
@@ -19,8 +19,8 @@ export function checkDefinition(
   leaves: readonly ToolLeaf[],
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const report: Report = (pointer, message, hint) =>
-    diagnostics.push(diagnostic(file, pointer, message, hint));
+  const report: Report = (pointer, message, hint, severity = 'error') =>
+    diagnostics.push((severity === 'error' ? diagnostic : warning)(file, pointer, message, hint));
 
   checkNames(definition, leaves, report);
   checkSequenceShape(definition, report);
@@ -44,11 +44,11 @@ function checkNames(definition: ToolDefinition, leaves: readonly ToolLeaf[], rep
     if (first !== undefined) {
       report(
         namePointer,
-        `produces the tool name "${leaf.name}" a second time (first at ${first || '/'})`,
-        '"default" segments collapse into their parent; rename one of them',
+        `${namePointer} produces the tool name "${leaf.name}", as ${first} does`,
+        'tool names join the subcommand path with "_" and drop "default" segments; rename one of them',
       );
     }
-    seen.set(leaf.name, leaf.pointer);
+    seen.set(leaf.name, namePointer);
     if (leaf.name !== definition.name && RESERVED_TOOL_NAMES.has(leaf.name)) {
       report(namePointer, `produces "${leaf.name}", the name of a built-in tool`, 'rename it');
     }
@@ -76,7 +76,12 @@ function checkSequenceShape(definition: ToolDefinition, report: Report): void {
     );
   }
   if (definition.step_delay_ms !== undefined && definition.sequence === undefined) {
-    report('/step_delay_ms', 'step_delay_ms without a sequence has no effect', 'remove it');
+    report(
+      '/step_delay_ms',
+      'step_delay_ms without a sequence has no effect',
+      'remove it',
+      'warning',
+    );
   }
   if (!isSequenceTool) return;
 
@@ -102,13 +107,6 @@ function checkSequenceShape(definition: ToolDefinition, report: Report): void {
 }
 
 function checkSubcommand(sub: SubcommandDefinition, pointer: string, report: Report): void {
-  if (sub.name.includes('_')) {
-    report(
-      `${pointer}/name`,
-      `subcommand name "${sub.name}" contains "_"`,
-      `"_" separates path segments in tool names; use "${sub.name.replaceAll('_', '-')}"`,
-    );
-  }
   checkSiblings(sub.subcommand, pointer, report);
 
   if (sub.subcommand !== undefined) {
@@ -136,6 +134,7 @@ function checkSubcommand(sub: SubcommandDefinition, pointer: string, report: Rep
       `${pointer}/step_delay_ms`,
       'step_delay_ms without a sequence has no effect',
       'remove it',
+      'warning',
     );
   }
   checkArguments(sub, pointer, report);
@@ -170,6 +169,10 @@ function checkArguments(sub: SubcommandDefinition, pointer: string, report: Repo
         report(`${at}/name`, `duplicate argument name "${parameter.name}" (first at ${first})`);
       }
       names.set(parameter.name, at);
+      if (parameter.name === WORKING_DIRECTORY) {
+        checkWorkingDirectory(parameter, at, report);
+        return;
+      }
       if (isMetaParameter(parameter.name)) {
         report(
           `${at}/name`,
@@ -201,6 +204,33 @@ function checkArguments(sub: SubcommandDefinition, pointer: string, report: Repo
   }
 }
 
+/** Keys a `working_directory` declaration may carry: it only describes the meta-parameter. */
+const WORKING_DIRECTORY_KEYS = new Set(['name', 'type', 'description', 'required', 'format']);
+
+/**
+ * A declared `working_directory` is the meta-parameter (SPEC §2 compatibility): a string, resolved
+ * inside the scope like the undeclared one. Keys that would make it a value for the command are
+ * mistakes: it is never passed on.
+ */
+function checkWorkingDirectory(parameter: ArgumentDefinition, at: string, report: Report): void {
+  if (parameter.type !== 'string') {
+    report(
+      `${at}/type`,
+      `working_directory is the meta-parameter and takes a string, not "${parameter.type}"`,
+      'set "type": "string"',
+    );
+  }
+  for (const key of Object.keys(parameter)) {
+    if (!WORKING_DIRECTORY_KEYS.has(key)) {
+      report(
+        `${at}/${key}`,
+        `"${key}" has no effect on working_directory, the meta-parameter that is never passed to the command`,
+        'remove it, or rename the argument if the command should receive it',
+      );
+    }
+  }
+}
+
 function checkArgument(
   parameter: ArgumentDefinition,
   at: string,
@@ -208,9 +238,6 @@ function checkArgument(
   report: Report,
 ): void {
   const { type, items } = parameter;
-  if (type === 'array' && items === undefined) {
-    report(at, 'an "array" argument needs "items"', 'add "items": { "type": "string" }');
-  }
   if (type !== 'array' && items !== undefined) {
     report(`${at}/items`, `"items" only applies to "array" arguments, not "${type}"`);
   }

@@ -46,7 +46,7 @@ export async function readText(file: string): Promise<string> {
 
 export interface CheckedFiles {
   readonly definitions: CheckedDefinition[];
-  /** Problems in files that could be read. */
+  /** Problems in files that could be read: every error and warning (a warned file still loads). */
   readonly diagnostics: Diagnostic[];
   /** Files that could not be read at all; the caller decides whether that is fatal. */
   readonly unreadable: ToolFileReadError[];
@@ -70,6 +70,7 @@ export async function checkDefinitionFiles(
     const checked = checker.checkDefinition(file, text);
     if (checked.ok) {
       result.definitions.push({ file, definition: checked.definition, leaves: checked.leaves });
+      result.diagnostics.push(...checked.warnings);
     } else {
       result.diagnostics.push(...checked.diagnostics);
     }

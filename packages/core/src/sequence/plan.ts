@@ -77,7 +77,7 @@ function expand(
     throw new AhmaError('SEQUENCE_INVALID', `${leaf.name}: sequences nest too deeply`);
   }
   return (leaf.sequence ?? []).flatMap((step, index) => {
-    const target = stepTarget(step);
+    const target = stepTarget(step, (name) => context.tools.has(name));
     const where = `${leaf.name} step ${String(index + 1)} (${target})`;
     const label = `${prefix}${target}${step.description === undefined ? '' : ` — ${step.description}`}`;
     const stepArgs = step.args ?? {};

@@ -222,6 +222,8 @@ describe('prepareInvocation: substituted values, and nothing left behind', () =>
     guidanceKey: undefined,
     options: [],
     positionals: [],
+    workingDirectory: undefined,
+    hints: undefined,
     positionalsFirst: false,
     sequence: undefined,
     stepDelayMs: 0,

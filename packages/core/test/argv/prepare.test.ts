@@ -39,6 +39,8 @@ function makeLeaf(overrides: Partial<ToolLeaf> = {}): ToolLeaf {
     guidanceKey: undefined,
     options: [],
     positionals: [],
+    workingDirectory: undefined,
+    hints: undefined,
     positionalsFirst: false,
     sequence: undefined,
     stepDelayMs: 0,

@@ -46,7 +46,9 @@ describe('cargo_qualitycheck', () => {
   it('R6.1: is a subcommand-level sequence of cargo fmt → clippy → test → build', () => {
     const leaf = qualitycheck();
     expect(leaf.sequencePointer).toBe(`${leaf.pointer}/sequence`);
-    expect(leaf.sequence?.map(stepTarget)).toEqual(STEPS.map(([tool]) => tool));
+    expect(leaf.sequence?.map((step) => stepTarget(step, (name) => loaded.has(name)))).toEqual(
+      STEPS.map(([tool]) => tool),
+    );
     // It declares no parameters of its own: every step's arguments are fixed by the definition.
     expect([...leaf.options, ...leaf.positionals]).toEqual([]);
   });
@@ -58,7 +60,13 @@ describe('cargo_qualitycheck', () => {
   it('R6.1: each step runs the exact command line of the gate', async () => {
     const steps = qualitycheck().sequence ?? [];
     const argvs = await Promise.all(
-      steps.map((step) => argvOf(loaded.tool(stepTarget(step)), step.args ?? {}, CATALOG_DIR)),
+      steps.map((step) =>
+        argvOf(
+          loaded.tool(stepTarget(step, (name) => loaded.has(name))),
+          step.args ?? {},
+          CATALOG_DIR,
+        ),
+      ),
     );
     expect(argvs).toEqual(STEPS.map(([, argv]) => argv));
   });

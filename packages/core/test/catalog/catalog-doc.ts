@@ -54,9 +54,9 @@ function renderTool(tool: LoadedTool, byName: ReadonlyMap<string, LoadedTool>): 
   const lines = [`- **\`${tool.name}\`** (${mode}): ${text(leaf.baseDescription)}`];
   if (leaf.sequence !== undefined) {
     const steps = leaf.sequence.map((step) => {
-      const target = byName.get(stepTarget(step));
-      const argv =
-        target === undefined ? [stepTarget(step)] : buildArgv(target.leaf, step.args ?? {});
+      const name = stepTarget(step, (candidate) => byName.has(candidate));
+      const target = byName.get(name);
+      const argv = target === undefined ? [name] : buildArgv(target.leaf, step.args ?? {});
       return `\`${argv.join(' ')}\``;
     });
     lines.push(`  Runs, in order: ${steps.join(' → ')}.`);

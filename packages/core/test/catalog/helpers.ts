@@ -47,6 +47,10 @@ export class Catalog {
     this.#byName = new Map(result.tools.map((tool) => [tool.name, tool]));
   }
 
+  has(name: string): boolean {
+    return this.#byName.has(name);
+  }
+
   get tools(): readonly LoadedTool[] {
     return this.result.tools;
   }

@@ -1,7 +1,7 @@
-// R5.1: the JSON examples in docs/tool-definitions.md (and the README) are checked against the schema and the
+// R5.1: the JSON examples of every page in docs/ (and the README) are checked against the schema and the
 // semantic rules, so the page cannot drift from what the validator accepts; the worked example's
 // argv is what the page says it is.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,13 @@ import { describeLeaf } from '../../src/definition/flatten.js';
 import { ASYNC_GUIDANCE_KEY, mergeGuidance } from '../../src/definition/guidance.js';
 
 const root = join(import.meta.dirname, '..', '..', '..', '..');
-const pages = [join(root, 'docs', 'tool-definitions.md'), join(root, 'README.md')];
+// Every page of docs/ and the README: an example anywhere must validate.
+const pages = [
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(root, 'docs', name)),
+  join(root, 'README.md'),
+];
 
 /** Every ```json block of the pages, parsed. */
 const examples: unknown[] = pages.flatMap((page) =>
@@ -60,6 +66,7 @@ describe('docs/tool-definitions.md and README examples', () => {
     expect(guidanceFiles.length).toBeGreaterThan(0);
     const set = checkExamples();
     expect(set.diagnostics).toEqual([]);
+    expect(definitions.map((d) => (d as { name: string }).name)).toContain('files');
     expect(set.accepted).toHaveLength(definitions.length);
   });
 

@@ -50,8 +50,12 @@ export function checkDocuments(
   const diagnostics: Diagnostic[] = [];
   for (const [file, document] of Object.entries(documents)) {
     const result = checker.checkDefinition(file, JSON.stringify(document, null, 2));
-    if (result.ok) candidates.push({ file, definition: result.definition, leaves: result.leaves });
-    else diagnostics.push(...result.diagnostics);
+    if (result.ok) {
+      candidates.push({ file, definition: result.definition, leaves: result.leaves });
+      diagnostics.push(...result.warnings);
+    } else {
+      diagnostics.push(...result.diagnostics);
+    }
   }
   const set = checkDefinitionSet(candidates, mergeGuidance(guidance));
   return { accepted: set.accepted, diagnostics: [...diagnostics, ...set.diagnostics] };

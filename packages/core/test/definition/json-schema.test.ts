@@ -54,6 +54,7 @@ describe('generated JSON Schema', () => {
   it('R5.1: the object definitions checked are the tool, its parts and the guidance file', () => {
     expect(objectSchemas(mtdfJsonSchema()).map(([at]) => at)).toEqual([
       '#',
+      '#/$defs/Hints',
       '#/$defs/AvailabilityCheck',
       '#/$defs/Subcommand',
       '#/$defs/Argument',
@@ -71,6 +72,7 @@ describe('generated JSON Schema', () => {
     expect(Object.keys(defs).sort()).toEqual([
       'Argument',
       'AvailabilityCheck',
+      'Hints',
       'Items',
       'Livelog',
       'LlmProvider',

@@ -134,19 +134,26 @@ describe('loadTools', () => {
         pointer: '/timeout_secnds',
         message: 'unknown key "timeout_secnds"',
         hint: 'did you mean "timeout_seconds"?',
+        severity: 'error',
       },
     ]);
   });
 
-  it('R5.2: a definition failing a cross-file check is rejected alone', async () => {
+  it('R5.2: a definition failing a cross-file check is rejected alone; one with a warning loads', async () => {
     await cp(fixture('valid'), scratch, { recursive: true });
     await cp(fixture('broken', 'sequence-missing-tool.json'), join(scratch, 'seq.json'));
-    await cp(fixture('broken', 'unknown-guidance-key.json'), join(scratch, 'guided.json'));
+    await cp(fixture('warnings', 'unknown-guidance-key.json'), join(scratch, 'guided.json'));
     const result = await loadTools({ toolsDir: explicit(scratch) });
-    expect(result.tools.map((t) => t.name)).toEqual(VALID_TOOLS);
-    expect(result.diagnostics.map((d) => [d.file, d.pointer])).toEqual([
-      [join(scratch, 'guided.json'), '/guidance_key'],
-      [join(scratch, 'seq.json'), '/sequence/0/tool'],
+    // By definition name: "guidance" loads between "git" and "release".
+    const release = VALID_TOOLS.indexOf('release_run');
+    expect(result.tools.map((t) => t.name)).toEqual([
+      ...VALID_TOOLS.slice(0, release),
+      'guidance',
+      ...VALID_TOOLS.slice(release),
+    ]);
+    expect(result.diagnostics.map((d) => [d.file, d.pointer, d.severity])).toEqual([
+      [join(scratch, 'guided.json'), '/guidance_key', 'warning'],
+      [join(scratch, 'seq.json'), '/sequence/0/tool', 'error'],
     ]);
   });
 
@@ -205,6 +212,7 @@ describe('loadTools', () => {
           pointer: '',
           message: 'tools directory does not exist',
           hint: 'create it or point --tools-dir / AHMA_TOOLS_DIR elsewhere',
+          severity: 'error',
         },
       ]);
     },
@@ -273,6 +281,7 @@ describe('bundled catalog', () => {
         pointer: '',
         message: 'no bundled tool named "nope"',
         hint: 'bundled tools: cargo, jq, rg',
+        severity: 'error',
       },
     ]);
   });

@@ -7,25 +7,54 @@ import {
   checkDocuments,
   diagnosticsFor,
   fixture,
+  leavesOf,
   onlyDiagnostic,
   toolWithLeaf,
+  validateOne,
 } from './helpers.js';
 
 describe('naming', () => {
-  it('SPEC §2 naming: a subcommand name containing "_" is refused with the dashed spelling as fix', async () => {
-    const d = await onlyDiagnostic('subcommand-name-underscore.json');
-    expect(d.pointer).toBe('/subcommand/0/name');
-    expect(d.message).toBe('subcommand name "run_all" contains "_"');
-    expect(d.hint).toBe('"_" separates path segments in tool names; use "run-all"');
+  it('SPEC §2 compat: a subcommand name containing "_" is one word (gh\'s "pr_create")', () => {
+    const document = {
+      name: 'gh',
+      description: 'd',
+      command: 'gh',
+      subcommand: [{ name: 'pr_create', description: 'Create a PR.' }],
+    };
+    expect(diagnosticsFor(document)).toEqual([]);
+    const [leaf] = leavesOf(document);
+    expect(leaf).toMatchObject({ name: 'gh_pr_create', subcommandPath: ['pr_create'] });
+  });
+
+  it('SPEC §2 compat: a "_" name and a nested path producing one tool name are refused, naming both pointers', () => {
+    const diagnostics = diagnosticsFor({
+      name: 'cargo',
+      description: 'd',
+      command: 'cargo',
+      subcommand: [
+        { name: 'nextest_run', description: 'one word' },
+        { name: 'nextest', description: 'group', subcommand: [{ name: 'run', description: 'r' }] },
+      ],
+    });
+    expect(diagnostics).toEqual([
+      {
+        file: 'tool.json',
+        pointer: '/subcommand/1/subcommand/0/name',
+        message:
+          '/subcommand/1/subcommand/0/name produces the tool name "cargo_nextest_run", as /subcommand/0/name does',
+        hint: 'tool names join the subcommand path with "_" and drop "default" segments; rename one of them',
+        severity: 'error',
+      },
+    ]);
   });
 
   it('SPEC §2 naming: two leaves of one file producing one tool name after "default" collapses are refused', async () => {
     const d = await onlyDiagnostic('name-collision-within-file.json');
     expect(d.pointer).toBe('/subcommand/1/subcommand/0/name');
     expect(d.message).toBe(
-      'produces the tool name "pkg_test" a second time (first at /subcommand/0)',
+      '/subcommand/1/subcommand/0/name produces the tool name "pkg_test", as /subcommand/0/name does',
     );
-    expect(d.hint).toMatch(/"default" segments collapse into their parent; rename one of them/);
+    expect(d.hint).toMatch(/drop "default" segments; rename one of them/);
   });
 
   it('SPEC §2 naming: two default leaves of a tool collide on the tool name itself', () => {
@@ -53,7 +82,7 @@ describe('naming', () => {
       expect.arrayContaining([
         [
           '/subcommand/1/subcommand/0/name',
-          'produces the tool name "twice" a second time (first at /subcommand/0)',
+          '/subcommand/1/subcommand/0/name produces the tool name "twice", as /subcommand/0/name does',
         ],
       ]),
     );
@@ -87,6 +116,7 @@ describe('naming', () => {
         pointer: '/subcommand/0/name',
         message: `produces the tool "dup_x", which ${owner} already produces`,
         hint: 'rename the definition or the subcommand',
+        severity: 'error',
       },
     ]);
   });
@@ -137,6 +167,7 @@ describe('naming', () => {
           pointer: '/name',
           message: `"${name}" is the name of a built-in tool`,
           hint: 'choose another name',
+          severity: 'error',
         },
       ]);
     },
@@ -215,11 +246,18 @@ describe('naming', () => {
 });
 
 describe('guidance keys', () => {
-  it('R2.4: an unknown guidance_key is refused with a did-you-mean hint', async () => {
-    const d = await onlyDiagnostic('unknown-guidance-key.json');
-    expect(d.pointer).toBe('/guidance_key');
-    expect(d.message).toBe('unknown guidance_key "cargo_hint"');
-    expect(d.hint).toBe('did you mean "cargo_hints"?');
+  it('R2.4, R5.2: an unknown guidance_key is a warning with a did-you-mean hint; the file loads', async () => {
+    const file = fixture('warnings', 'unknown-guidance-key.json');
+    const diagnostics = await validateOne(file);
+    expect(diagnostics).toEqual([
+      {
+        file,
+        pointer: '/guidance_key',
+        message: 'unknown guidance_key "cargo_hint": the description goes without it',
+        hint: 'did you mean "cargo_hints"?',
+        severity: 'warning',
+      },
+    ]);
   });
 
   it('R2.4: a custom key defined in tool_guidance.json is accepted, on a tool and a subcommand', () => {
@@ -371,6 +409,7 @@ describe('arguments', () => {
     expect(d).toMatchObject({
       pointer: '/subcommand/0/options/1/alias',
       message: 'alias "v" is already used at /subcommand/0/options/0',
+      severity: 'error',
     });
   });
 
@@ -384,12 +423,14 @@ describe('arguments', () => {
       {
         pointer: '/subcommand/0/positional_args/0/joined',
         message: 'a positional argument has no flag to join',
+        severity: 'error',
       },
     ]);
     expect(joinedOn({ type: 'boolean' })).toMatchObject([
       {
         pointer: '/subcommand/0/options/0/joined',
         message: 'a boolean option has no value to join',
+        severity: 'error',
       },
     ]);
     expect(joinedOn({ alias: 'x' })).toMatchObject([
@@ -405,6 +446,7 @@ describe('arguments', () => {
     expect(onOption).toMatchObject({
       pointer: '/subcommand/0/options/0/after_double_dash',
       message: 'after_double_dash applies to positional arguments',
+      severity: 'error',
     });
     const dashed = {
       name: 'rest',
@@ -421,6 +463,7 @@ describe('arguments', () => {
       pointer: '/subcommand/0/positional_args/0/after_double_dash',
       message:
         'after_double_dash with positional_args_first would end the options before the options',
+      severity: 'error',
     });
   });
 
@@ -434,6 +477,7 @@ describe('arguments', () => {
         pointer: '/subcommand/0/options/0/accepts_options',
         message: 'a boolean option has no value',
         hint: 'drop "accepts_options"',
+        severity: 'error',
       },
     ]);
     expect(withKey({ accept_options: true }, 'positional_args')).toMatchObject([
@@ -441,25 +485,51 @@ describe('arguments', () => {
         pointer: '/subcommand/0/positional_args/0/accept_options',
         message: 'unknown key "accept_options"',
         hint: 'did you mean "accepts_options"?',
+        severity: 'error',
       },
     ]);
   });
 
-  it('R5.3: an argument named like a meta-parameter is refused', () => {
-    const [d] = diagnosticsFor(
-      toolWithLeaf({ options: [{ name: 'working_directory', type: 'string' }] }),
-    );
-    expect(d).toMatchObject({
-      pointer: '/subcommand/0/options/0/name',
-      hint: 'rename the argument',
-    });
+  it.each(['timeout_seconds', 'execution_mode'])(
+    'R5.3: an argument named like the meta-parameter %s is refused',
+    (name) => {
+      const [d] = diagnosticsFor(toolWithLeaf({ options: [{ name, type: 'string' }] }));
+      expect(d).toMatchObject({
+        pointer: '/subcommand/0/options/0/name',
+        hint: 'rename the argument',
+        severity: 'error',
+      });
+    },
+  );
+
+  it('SPEC §2 compat: a declared working_directory option or positional is accepted', () => {
+    for (const list of ['options', 'positional_args'] as const) {
+      const document = toolWithLeaf({
+        [list]: [
+          {
+            name: 'working_directory',
+            type: 'string',
+            description: 'Where to run',
+            format: 'path',
+            required: true,
+          },
+        ],
+      });
+      expect(diagnosticsFor(document)).toEqual([]);
+    }
   });
 
-  it('R5.3: an array argument without items is refused with the fix', async () => {
-    const d = await onlyDiagnostic('array-without-items.json');
-    expect(d.pointer).toBe('/subcommand/0/options/0');
-    expect(d.message).toBe('an "array" argument needs "items"');
-    expect(d.hint).toBe('add "items": { "type": "string" }');
+  it('SPEC §2 compat: a working_directory that is not a string, or that would be passed on, is refused', () => {
+    const diagnostics = diagnosticsFor(
+      toolWithLeaf({
+        options: [{ name: 'working_directory', type: 'integer', alias: 'C' }],
+      }),
+    );
+    expect(diagnostics.map((d) => [d.pointer, d.severity])).toEqual([
+      ['/subcommand/0/options/0/type', 'error'],
+      ['/subcommand/0/options/0/alias', 'error'],
+    ]);
+    expect(diagnostics[1]?.message).toMatch(/never passed to the command/);
   });
 
   it('R5.3: items on a non-array argument are refused', () => {

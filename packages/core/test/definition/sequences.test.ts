@@ -50,7 +50,7 @@ describe('step targets', () => {
     [{ tool: 'cargo_nextest_run' }, 'cargo_nextest_run'],
     [{ tool: 'sandboxed_shell' }, 'sandboxed_shell'],
   ])('R6.1: step %j calls %s', (step, target) => {
-    expect(stepTarget(step)).toBe(target);
+    expect(stepTarget(step, () => false)).toBe(target);
   });
 
   it('R6.1: steps resolve both {tool:"cargo",subcommand:"build"} and {tool:"cargo_fmt",subcommand:"default"}', () => {
@@ -203,6 +203,7 @@ describe('step checks', () => {
         pointer: '/sequence/0/args/a~1b~0c',
         message: '"cargo_build" has no argument "a/b~c"',
         hint: 'it takes: release',
+        severity: 'error',
       },
     ]);
   });
@@ -250,6 +251,7 @@ describe('step checks', () => {
         pointer: '',
         message: 'a sequence tool needs "sequence" steps',
         hint: 'add a "sequence" array of steps',
+        severity: 'error',
       },
     ]);
     const withArgs = diagnosticsFor(
@@ -277,6 +279,7 @@ describe('step checks', () => {
     expect(d).toMatchObject({
       pointer: '/subcommand/0/options/1/name',
       message: 'no step of this sequence takes "mgs"; the agent\'s value would be dropped',
+      severity: 'error',
     });
   });
 
@@ -295,6 +298,7 @@ describe('step checks', () => {
     expect(d).toMatchObject({
       pointer: '/subcommand',
       message: 'a top-level sequence can be named by one leaf only',
+      severity: 'error',
     });
   });
 
@@ -312,12 +316,22 @@ describe('step checks', () => {
     expect(d).toMatchObject({
       pointer: '/subcommand/1',
       message: 'this leaf of a sequence tool has no steps',
+      severity: 'error',
     });
   });
 
-  it('R6.1: step_delay_ms without a sequence is refused', () => {
-    const [d] = diagnosticsFor({ name: 'x', description: 'd', command: 'x', step_delay_ms: 10 });
-    expect(d).toMatchObject({ pointer: '/step_delay_ms', hint: 'remove it' });
+  it('R6.1, R5.2: step_delay_ms without a sequence is a warning (harmless, and in Rust ahma files)', () => {
+    const outcome = checkDocuments({
+      'tool.json': { name: 'x', description: 'd', command: 'x', step_delay_ms: 10 },
+    });
+    expect(outcome.diagnostics).toEqual([
+      expect.objectContaining({
+        pointer: '/step_delay_ms',
+        hint: 'remove it',
+        severity: 'warning',
+      }),
+    ]);
+    expect(outcome.accepted).toHaveLength(1);
   });
 });
 

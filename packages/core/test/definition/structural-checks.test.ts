@@ -127,19 +127,23 @@ describe('schema checks', () => {
       subcommand: 'build',
     });
     expect(diagnostics).toEqual([
-      { file: 'tool.json', pointer: '/subcommand', message: 'must be an array' },
+      { file: 'tool.json', pointer: '/subcommand', message: 'must be an array', severity: 'error' },
     ]);
   });
 
   it('R5.1: a document that is not an object is refused at the root pointer', () => {
     expect(diagnosticsFor([])).toEqual([
-      { file: 'tool.json', pointer: '', message: 'must be an object' },
+      { file: 'tool.json', pointer: '', message: 'must be an object', severity: 'error' },
     ]);
   });
 
   it('R5.1: an empty list is refused with a hint', () => {
     const [d] = diagnosticsFor({ name: 'x', description: 'd', command: 'x', subcommand: [] });
-    expect(d).toMatchObject({ pointer: '/subcommand', message: 'must not be empty' });
+    expect(d).toMatchObject({
+      pointer: '/subcommand',
+      message: 'must not be empty',
+      severity: 'error',
+    });
     expect(d?.hint).toBe('remove the key or add an element');
   });
 
@@ -189,6 +193,7 @@ describe('schema checks', () => {
     expect(d).toMatchObject({
       pointer: '/subcommand/0/timeout_seconds',
       message: 'must be an integer',
+      severity: 'error',
     });
   });
 

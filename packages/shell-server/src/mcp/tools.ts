@@ -191,7 +191,15 @@ export function invalidArguments(
   tool: Tool,
   args: unknown,
 ): CallToolResult | undefined {
-  const errors = context.validator.validate(tool.inputSchema, args);
+  let errors;
+  try {
+    errors = context.validator.validate(tool.inputSchema, args);
+  } catch (error) {
+    // Unreachable for a loaded file (its schemas are compiled when it loads), but a call must
+    // never become a protocol error (SPEC §2).
+    context.logger.error({ tool: tool.name, err: error }, 'input schema cannot be compiled');
+    return toolError(`${tool.name} cannot check its arguments: ${String(error)}`);
+  }
   if (errors.length === 0) return undefined;
   return toolError(
     `Invalid arguments for ${tool.name}:\n${errors.map((e) => `- ${e.message}`).join('\n')}`,

@@ -1,0 +1,156 @@
+// SPEC §2 Compatibility, end to end: the Rust ahma's own tool files (core's
+// test/fixtures/upstream-ahma, unmodified) served by the built server over real stdio, their
+// file-tools and git tools run for real in the Landlock sandbox. The server runs with --sync so
+// every call answers with its finished result, however results are delivered otherwise.
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  E2E,
+  PACKAGE_DIR,
+  readLog,
+  structured,
+  textOf,
+  type CommandResult,
+  type Scope,
+} from './helpers.js';
+
+const UPSTREAM = join(PACKAGE_DIR, '..', 'core', 'test', 'fixtures', 'upstream-ahma');
+
+const e2e = new E2E();
+afterEach(() => e2e.cleanup());
+
+async function upstreamScope(): Promise<Scope> {
+  const scope = await e2e.scope({ noTools: true });
+  for (const name of readdirSync(UPSTREAM).filter((file) => file.endsWith('.json'))) {
+    await cp(join(UPSTREAM, name), join(scope.dir, '.ahma', 'tools', name));
+  }
+  return scope;
+}
+
+/** Whether `program` is an executable file on PATH (what the server's lookup finds). */
+function installed(program: string): boolean {
+  return (process.env['PATH'] ?? '').split(':').some((dir) => {
+    const file = join(dir, program);
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('SPEC §2 compat: upstream ahma tool files through the server', () => {
+  it('SPEC §2 compat: their tools list; each file-tools leaf exactly when its program is installed', async () => {
+    const scope = await upstreamScope();
+    const server = await e2e.server(scope, ['--sync']);
+    const names = (await server.client.listTools()).tools.map((tool) => tool.name);
+    const fileTools = JSON.parse(readFileSync(join(UPSTREAM, 'file-tools.json'), 'utf8')) as {
+      subcommand: { name: string }[];
+    };
+    for (const { name } of fileTools.subcommand) {
+      expect(names.includes(`file-tools_${name}`), name).toBe(installed(name));
+    }
+    expect(names).toEqual(
+      expect.arrayContaining(['git_status', 'git_add', 'git_commit', 'git_log', 'file-tools_grep']),
+    );
+    if (installed('cargo')) expect(names).toContain('cargo_build');
+    if (installed('gh')) expect(names).toContain('gh_pr_create');
+    // The files load: only the livelog files (tool_type lands separately) are rejected; the
+    // others' warnings are logged and they load.
+    const log = await readLog(scope);
+    const files = (message: RegExp) =>
+      [
+        ...new Set(
+          log.lines
+            .filter((line) => message.test(String(line['msg'])))
+            .map((line) => String(line['file']).split('/').at(-1)),
+        ),
+      ].sort();
+    expect(files(/^tool definition rejected/)).toEqual([
+      'android-logcat.json',
+      'rust-log-monitor.json',
+    ]);
+    expect(files(/^tool definition warning \(loaded\)/)).toEqual([
+      'file-tools.json',
+      'gh.json',
+      'git.json',
+      'python.json',
+    ]);
+  });
+
+  it('SPEC §2 compat: file-tools ls and grep run as argv in the sandbox; a ";" in a pattern never reaches a shell', async () => {
+    const scope = await upstreamScope();
+    await writeFile(join(scope.dir, 'notes.txt'), 'first line\nx; touch PWNED\n');
+    const server = await e2e.server(scope, ['--sync']);
+
+    const ls = await server.call('file-tools_ls', { long: true, path: '.' });
+    expect(ls.isError, textOf(ls)).toBeFalsy();
+    expect(structured<CommandResult>(ls).output).toMatch(/-rw.* notes\.txt/);
+
+    const grep = await server.call('file-tools_grep', {
+      pattern: 'x; touch PWNED',
+      files: ['notes.txt'],
+      'line-number': true,
+    });
+    expect(grep.isError, textOf(grep)).toBeFalsy();
+    expect(structured<CommandResult>(grep).output).toBe('2:x; touch PWNED\n');
+
+    const miss = await server.call('file-tools_grep', {
+      pattern: 'nothing; touch PWNED',
+      files: ['notes.txt'],
+    });
+    expect(structured<CommandResult>(miss).exit_code).toBe(1);
+    expect(existsSync(join(scope.dir, 'PWNED'))).toBe(false);
+
+    const outside = await server.call('file-tools_grep', {
+      pattern: 'root',
+      files: ['/etc/passwd'],
+    });
+    expect(outside.isError).toBe(true);
+    expect(textOf(outside)).toMatch(/outside the sandbox scope/);
+  });
+
+  it('SPEC §2 compat: git tools run for real: status, add, commit (message through -F), log', async () => {
+    const scope = await upstreamScope();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: scope.dir, env: scope.env, encoding: 'utf8' });
+    git('init', '-q');
+    git('config', 'user.name', 'Ahma E2E');
+    git('config', 'user.email', 'e2e@example.invalid');
+    await writeFile(join(scope.dir, 'a.txt'), 'a\n');
+    const server = await e2e.server(scope, ['--sync']);
+
+    const status = await server.call('git_status', { short: true });
+    expect(structured<CommandResult>(status).output).toContain('?? a.txt');
+    const add = await server.call('git_add', { pathspec: 'a.txt' });
+    expect(add.isError, textOf(add)).toBeFalsy();
+    const commit = await server.call('git_commit', { message: 'first; touch PWNED\n\nbody' });
+    expect(commit.isError, textOf(commit)).toBeFalsy();
+    const log = await server.call('git_log', { oneline: true });
+    expect(structured<CommandResult>(log).output).toMatch(/^[0-9a-f]+ first; touch PWNED\n$/);
+    expect(existsSync(join(scope.dir, 'PWNED'))).toBe(false);
+  });
+
+  it('SPEC §2 compat, R9: the one-shot CLI runs an upstream tool with an array of paths', async () => {
+    const scope = await upstreamScope();
+    await writeFile(join(scope.dir, 'notes.txt'), 'hello\n');
+    const result = await e2e.run(
+      [
+        '--sandbox-scope',
+        scope.dir,
+        '--tool_name',
+        'file-tools_grep',
+        '--tool_args',
+        JSON.stringify({ pattern: 'hello', files: ['notes.txt'] }),
+      ],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.stderr).not.toMatch(/strict mode|at .*\.js:\d+/);
+    expect(result.stdout).toBe('hello\n');
+    expect(result.code).toBe(0);
+  });
+});
