@@ -10,7 +10,7 @@ import { AhmaError } from '../errors.js';
 import type { Executor } from '../process/executor.js';
 import { stepTarget, type CheckedDefinition } from './definition-set.js';
 import { jsonPointer } from './diagnostic.js';
-import { isBareShell, splitCommand } from './flatten.js';
+import { isBareShell, SEQUENCE_COMMAND, splitCommand } from './flatten.js';
 import type { AvailabilityCheck, SubcommandDefinition } from './schema.js';
 
 /** How long one probe may run before it counts as failed. */
@@ -220,8 +220,40 @@ function declaredChecks(entry: CheckedDefinition): DeclaredCheck[] {
     });
   };
   walk(definition.subcommand, [], definition.name, definition.install_instructions);
-  if (isBareShell(splitCommand(definition.command))) found.push(...programLookups(entry));
+  const command = splitCommand(definition.command);
+  if (isBareShell(command)) found.push(...programLookups(entry));
+  else if (definition.availability_check === undefined)
+    found.push(...programLookup(entry, command));
   return found;
+}
+
+/**
+ * A tool without a tool-level availability_check is offered only when the program it runs exists
+ * (looked up on PATH, not run): `command`'s executable, or a livelog tool's source command. Leaves
+ * that run a sequence do not run it; a sequence tool runs none.
+ */
+function programLookup(entry: CheckedDefinition, command: readonly string[]): DeclaredCheck[] {
+  const { definition } = entry;
+  const livelog = definition.tool_type === 'livelog' ? definition.livelog : undefined;
+  const program = livelog === undefined ? command[0] : livelog.source_command;
+  if (program === undefined || program === SEQUENCE_COMMAND) return [];
+  const tools = entry.leaves
+    .filter((leaf) => leaf.enabled && leaf.sequence === undefined)
+    .map((leaf) => leaf.name);
+  if (tools.length === 0) return [];
+  return [
+    {
+      file: entry.file,
+      definitionName: definition.name,
+      pointer: livelog === undefined ? '/command' : '/livelog/source_command',
+      label: program,
+      tools,
+      argv: [program],
+      kind: 'lookup',
+      successExitCodes: [0],
+      installInstructions: definition.install_instructions,
+    },
+  ];
 }
 
 /** A bare-shell tool's leaves run their first subcommand word: each such program must exist. */

@@ -58,12 +58,15 @@ function definitions(documents: Record<string, unknown>): readonly CheckedDefini
   return accepted;
 }
 
-/** A definition `name` with leaves `a` and `b` and the given tool-level keys. */
+/**
+ * A definition `name` with leaves `a` and `b` and the given tool-level keys; its program, `true`,
+ * exists (a tool whose program is missing is not offered, whatever its checks say).
+ */
 function tool(name: string, keys: Record<string, unknown> = {}, subs?: unknown[]): unknown {
   return {
     name,
     description: `The ${name} tool.`,
-    command: name,
+    command: 'true',
     synchronous: true,
     ...keys,
     subcommand: subs ?? [
@@ -351,7 +354,8 @@ describe('checkAvailability: which tools a failure removes', () => {
         ]),
       }),
     );
-    expect(report.checks).toEqual([]);
+    // Only the lookup of part's program (true) remains: no probe covering a disabled tool.
+    expect(report.checks.filter((result) => result.kind === 'probe')).toEqual([]);
     expect(report.unavailable).toEqual([]);
     expect(await lines(out)).toEqual([]);
   });
@@ -412,7 +416,8 @@ describe('checkAvailability: running the probes', () => {
       }),
     );
     expect(await lines(out)).toEqual(['run']);
-    expect(report.checks.map((result) => [result.label, result.available])).toEqual([
+    const probes = report.checks.filter((result) => result.kind === 'probe');
+    expect(probes.map((result) => [result.label, result.available])).toEqual([
       ['one', true],
       ['two', false],
       ['three a', true],
@@ -455,9 +460,29 @@ describe('checkAvailability: running the probes', () => {
     expect(elapsed).toBeGreaterThanOrEqual(850);
   });
 
-  it('§2 availability: definitions without checks need no probe', async () => {
-    const report = await check(definitions({ 'n.json': tool('n') }));
-    expect(report).toEqual({ checks: [], failed: [], unavailable: [] });
+  it('§2 availability: a definition without a check is offered when its program exists: looked up, never run', async () => {
+    const runs = logFile();
+    const report = await check(
+      definitions({
+        'n.json': tool('n', { command: 'true' }),
+        'gone.json': tool('gone', {
+          command: 'ahma-no-such-program',
+          install_instructions: 'get it',
+        }),
+        'script.json': tool('script', { command: `sh -c "echo ran >> ${runs}"` }),
+      }),
+    );
+    expect(report.checks.map((c) => [c.label, c.kind, c.available])).toEqual([
+      ['true', 'lookup', true],
+      ['ahma-no-such-program', 'lookup', false],
+      ['sh', 'lookup', true],
+    ]);
+    expect(report.unavailable.map((t) => t.name)).toEqual(['gone_a', 'gone_b']);
+    expect(report.failed[0]?.installInstructions).toBe('get it');
+    expect(formatAvailability(only(report.failed))).toBe(
+      'gone.json#/command: ahma-no-such-program unavailable: "ahma-no-such-program" not found on PATH (not offered: gone_a, gone_b)',
+    );
+    expect(await lines(runs)).toEqual([]);
   });
 });
 
