@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP Inspector CLI against the built ahma-shell over stdio: tools/list, then a
-# sandboxed_shell call (the server runs with --sync so the call returns the command's output).
+# sandboxed_shell call (the server runs with --sync so the call returns the command's output), then,
+# without --sync, an async call that answers inline and one that asks to block with execution_mode
+# (SPEC §3: a one-shot client like the Inspector CLI gets the result in the call's response).
 #
 # The Inspector 2.x needs Node >= 22.19; ahma-shell targets Node 20. A pinned Node 22 binary is
 # taken from the npm package node-linux-<arch> and the Inspector is installed next to it, both in
@@ -92,8 +94,9 @@ inspect() {
   HOME="$work/home" timeout 60 "$node22" "$inspector" --cli \
     -e "XDG_CACHE_HOME=$work/cache" -e "TMPDIR=$work/tmp" -e "PATH=$PATH" \
     "$@" \
-    -- "$server_node" "$server_bin" --mode stdio --sandbox-scope "$scope" --sync
+    -- "$server_node" "$server_bin" --mode stdio --sandbox-scope "$scope" "${server_flags[@]}"
 }
+server_flags=(--sync)
 
 echo "inspector-check: MCP Inspector $inspector_version on Node $("$node22" --version); server on Node $("$server_node" --version)"
 
@@ -120,5 +123,21 @@ printf '%s\n' "$call_output"
 grep -q 'inspector-ok' <<<"$call_output" || fail "the sandboxed_shell call did not return inspector-ok"
 grep -q '"status": "completed"' <<<"$call_output" || fail "the sandboxed_shell call did not complete"
 grep -q '"isError": false' <<<"$call_output" || fail "the sandboxed_shell call reported an error"
+
+server_flags=()
+echo "inspector-check: (async) --method tools/call --tool-name sandboxed_shell --tool-arg command='echo inline-ok'"
+inline_output=$(inspect --method tools/call --tool-name sandboxed_shell --tool-arg "command=echo inline-ok" 2>"$work/inline.err") || {
+  cat "$work/inline.err" >&2
+  fail "the async tools/call exited non-zero"
+}
+grep -q 'inline-ok' <<<"$inline_output" || fail "the quick async call did not answer inline: $inline_output"
+
+echo "inspector-check: (async) sandboxed_shell 'sleep 6; echo blocked-ok' with execution_mode=Synchronous"
+blocking_output=$(inspect --method tools/call --tool-name sandboxed_shell \
+  --tool-arg "command=sleep 6; echo blocked-ok" --tool-arg "execution_mode=Synchronous" 2>"$work/blocking.err") || {
+  cat "$work/blocking.err" >&2
+  fail "the execution_mode=Synchronous tools/call exited non-zero"
+}
+grep -q 'blocked-ok' <<<"$blocking_output" || fail "execution_mode=Synchronous did not block for the result: $blocking_output"
 
 echo "inspector-check: OK"

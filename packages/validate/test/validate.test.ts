@@ -265,9 +265,17 @@ describe('ahma-validate --check-availability', () => {
       stdout:
         '✓ 1 file valid\navailability/present.json#/availability_check: present available\n✓ 1 availability check passed\n',
     });
-    const none = await validate(['valid', '--check-availability']);
-    expect(none).toMatchObject({ code: 0, stdout: '✓ 3 files valid\nno availability checks\n' });
-    const json = await validate(['valid', '--check-availability', '--format', 'json']);
+    // A tool without a check is offered when its program exists: make is looked up on PATH.
+    const lookedUp = await validate(['valid', '--check-availability']);
+    expect(lookedUp).toMatchObject({
+      code: 0,
+      stdout:
+        '✓ 3 files valid\nvalid/make.json#/command: make available\n✓ 1 availability check passed\n',
+    });
+    // A sequence runs no program of its own: nothing to check.
+    const none = await validate(['valid/check.json', '--check-availability']);
+    expect(none).toMatchObject({ code: 0, stdout: '✓ 1 file valid\nno availability checks\n' });
+    const json = await validate(['valid/check.json', '--check-availability', '--format', 'json']);
     expect((JSON.parse(json.stdout) as { availability: AvailabilityJson }).availability).toEqual({
       available: true,
       summary: { checks: 0, failed: 0, unavailableTools: 0 },
