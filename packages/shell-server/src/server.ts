@@ -120,7 +120,10 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     engine,
     logger,
     tools: () => toolSet.entries,
-    instructions: serverInstructions({ discovery: !options.noToolDiscovery }),
+    instructions: serverInstructions({
+      discovery: !options.noToolDiscovery,
+      inlineWaitSeconds: options.inlineWaitSeconds,
+    }),
     answeredStarted,
   });
   // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and the client is told

@@ -7,12 +7,18 @@ import { ACTIVATE_TOOLS_NAME } from '@ahma/core';
 export interface InstructionsOptions {
   /** activate_tools is offered (no --no-tool-discovery). */
   readonly discovery: boolean;
+  /** --inline-wait: how long an async call waits for its command before answering `started`. */
+  readonly inlineWaitSeconds: number;
 }
 
 export function serverInstructions(options: InstructionsOptions): string {
   const parts = [
     'Prefer these tools to your own terminal or shell: each command runs in a sandbox that confines writes to the project, non-interactively, with bounded output, and long ones run in the background. Use a dedicated tool when one fits, else `sandboxed_shell`.',
-    'A call answers with the result when the command ends quickly. Otherwise it answers at once with an operation_id (status "started"); keep working, and the result arrives later as a `notifications/message` log message from logger "ahma" naming that operation id. `await` blocks until named operations finish and returns their results; `status` checks without waiting; `cancel` stops one.',
+    `${
+      options.inlineWaitSeconds > 0
+        ? `A call answers with the result when the command ends within ${String(options.inlineWaitSeconds)} s. Otherwise it answers`
+        : 'An asynchronous call answers'
+    } at once with an operation_id (status "started"); keep working, and the result arrives later as a \`notifications/message\` log message from logger "ahma" naming that operation id. \`await\` blocks until named operations finish and returns their results; \`status\` checks without waiting; \`cancel\` stops one.`,
   ];
   if (options.discovery) {
     parts.push(

@@ -138,8 +138,8 @@ export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
 export function startedResult(snapshot: OperationSnapshot): CallToolResult {
   const text =
     `Started ${snapshot.tool} as operation ${snapshot.id}; it is still running. ` +
-    `Its result will arrive as a log message (notifications/message from logger "ahma" whose data has operation_id "${snapshot.id}") when it finishes; continue with other work meanwhile. ` +
-    `If you cannot continue without the result, call \`await\` with ids ["${snapshot.id}"] (\`status\` checks without waiting).`;
+    `Its result will arrive as a log message (notifications/message from logger "ahma" whose data has operation_id "${snapshot.id}") when it finishes, unless the client's log level is above info; continue with other work meanwhile. ` +
+    `If you cannot continue without the result, or no such message reaches you, call \`await\` with ids ["${snapshot.id}"] (\`status\` checks without waiting).`;
   return {
     content: [{ type: 'text', text }],
     structuredContent: { operation_id: snapshot.id, status: 'started', tool: snapshot.tool },

@@ -182,6 +182,9 @@ export async function runOperation(
   // Checked and registered in one step: a completion from now on finds the id and is pushed.
   const [now] = operations.status([operation.id]);
   if (now !== undefined && now.status !== 'running') return finishedResult(now);
+  // A request the client cancelled gets no answer, so nothing may later name its operation (the
+  // command may still be dying within its kill grace).
+  if (call.signal.aborted) return startedResult(operation);
   context.pushLater(operation.id);
   return startedResult(operation);
 }

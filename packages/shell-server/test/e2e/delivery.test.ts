@@ -161,6 +161,38 @@ describe('inline wait (SPEC §3 inline wait)', () => {
     const [operation] = structured<Operations>(await server.call('status')).operations;
     expect(operation).toMatchObject({ tool: 'sandboxed_shell', status: 'cancelled' });
   });
+
+  it('SPEC §3 inline wait: the initialize instructions state the inline wait the server uses', async () => {
+    const scope = await e2e.scope();
+    const waiting = (await e2e.server(scope, ['--inline-wait', '3'])).client.getInstructions();
+    expect(waiting).toContain('when the command ends within 3 s');
+    const atOnce = (await e2e.server(scope, AT_ONCE)).client.getInstructions();
+    expect(atOnce).not.toMatch(/ends within/);
+    expect(atOnce).toContain('An asynchronous call answers at once with an operation_id');
+  });
+
+  it('R2.2: a request cancelled during the inline wait is never pushed, even when its command outlives the wait', async () => {
+    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '1']);
+    const marker = uniqueMarker();
+    const controller = new AbortController();
+    // Ignores SIGTERM: it dies only at the SIGKILL after the kill grace, after the inline wait.
+    const call = server.call(
+      'sandboxed_shell',
+      { command: `trap '' TERM; exec -a ${marker} sleep 300` },
+      { request: { signal: controller.signal } },
+    );
+    await waitFor(async () => (await processesMatching(marker)).length > 0, 'the command');
+    controller.abort('the test gave up');
+    await expect(call).rejects.toThrow();
+    await waitFor(
+      async () => (await processesMatching(marker)).length === 0,
+      'the command to be killed',
+    );
+    const [operation] = structured<Operations>(await server.call('status')).operations;
+    expect(operation).toMatchObject({ status: 'cancelled' });
+    await sleep(500);
+    expect(server.messages.map(pushedId)).toEqual([]);
+  });
 });
 
 describe('completion pushes (R2.2)', () => {
