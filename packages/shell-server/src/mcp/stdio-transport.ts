@@ -5,14 +5,16 @@
 // onerror, so the client waits for an answer that never comes. Here every such line is answered
 // with a JSON-RPC error (SPEC §6) and the next line is served as usual. A line holding a JSON-RPC
 // batch (required by the 2025-03-26 revision, which the server agrees to) is answered with one line
-// holding the array of its responses, once all of them are known. While a batch is pending, the
-// server's notifications/message (completion pushes, R2.2, and livelog alerts) are held back and
-// written after its responses: a push names an operation id the client first learns from the
-// batch's `started` answer, so it must not arrive before that answer. Progress of the batch's own
-// requests still goes out at once (it belongs to requests that are open). The hold is simple: while
-// any batch is pending every such message waits, also the push of an operation started outside
-// the batch (it is delayed by at most as long as the batch takes), and at most HELD_MESSAGE_LIMIT
-// messages are held; beyond that they are written at once rather than buffered without bound.
+// holding the array of its responses, once all of them are known (an initialize in it is refused:
+// that revision forbids it there; batches are accepted whatever version was negotiated). While a
+// batch is pending, the server's notifications/message (completion pushes, R2.2, and livelog
+// alerts) are held back and written after its responses: a push names an operation id the client
+// first learns from the batch's `started` answer, so it must not arrive before that answer.
+// Progress of the batch's own requests still goes out at once (it belongs to requests that are
+// open). The hold is simple: while any batch is pending every such message waits, also the push of
+// an operation started outside the batch (it is delayed by at most as long as the batch takes), and
+// at most HELD_MESSAGE_LIMIT messages are held; beyond that they are written at once rather than
+// buffered without bound.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -211,6 +213,20 @@ export class StdioTransport implements Transport {
     const accepted: JSONRPCMessage[] = [];
     for (const item of items) {
       let problem = 'error' in item ? item.error : this.#paramsProblem(item.message);
+      // The 2025-03-26 revision: "the initialize request MUST NOT be part of a JSON-RPC batch".
+      if (
+        problem === undefined &&
+        'message' in item &&
+        'method' in item.message &&
+        'id' in item.message &&
+        item.message.method === 'initialize'
+      ) {
+        problem = errorResponse(
+          item.message.id,
+          ErrorCode.InvalidRequest,
+          'Invalid Request: initialize must not be part of a JSON-RPC batch',
+        );
+      }
       if (problem === undefined && 'message' in item && 'method' in item.message) {
         const { message } = item;
         if ('id' in message) {

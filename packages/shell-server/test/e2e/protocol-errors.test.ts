@@ -297,6 +297,41 @@ describe('JSON-RPC batches and completion pushes (R2.2, SPEC §6)', () => {
       'the push of a call outside any batch',
     );
   });
+
+  it('SPEC §6: initialize inside a batch gets -32600 and the rest of the batch is served', async () => {
+    const session = await started();
+    await write(
+      session,
+      `${JSON.stringify([
+        {
+          jsonrpc: '2.0',
+          id: 'init',
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-03-26',
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+          },
+        },
+        { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+      ])}\n`,
+    );
+    const answer = await waitFor(
+      () => lines(session).find((line): line is Message[] => Array.isArray(line)),
+      'the answer to the batch',
+    );
+    const byId = new Map(answer.map((response) => [response['id'], response]));
+    expect(byId.get('init')).toEqual({
+      jsonrpc: '2.0',
+      id: 'init',
+      error: {
+        code: -32600,
+        message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
+      },
+    });
+    expect(byId.get('list')).toMatchObject({ result: { tools: expect.any(Array) } });
+    await expectAlive(session, 4);
+  });
 });
 
 describe('error messages (SPEC §6)', () => {
