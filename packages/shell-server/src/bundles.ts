@@ -77,6 +77,8 @@ export class Bundles {
   #catalogNow: ReadonlyMap<string, CheckedDefinition> = new Map();
   readonly #availability = new Map<string, Availability>();
   #checkedAll: Promise<void> | undefined;
+  /** The reveal in progress: reveals run one at a time (see reveal). */
+  #revealing: Promise<unknown> = Promise.resolve();
 
   constructor(options: BundlesOptions) {
     this.#options = options;
@@ -107,8 +109,17 @@ export class Bundles {
   /**
    * Reveals the named bundles: all or nothing. An unknown name or a program missing here refuses
    * the whole call; already revealed ones are no news (no reload, so no tools/list_changed).
+   * Reveals run one at a time: a call that finds a bundle already revealed answers only after the
+   * reveal that added it has reloaded, so its answer lists the bundle's tools (read from what is
+   * served) instead of none.
    */
-  async reveal(names: readonly string[]): Promise<RevealOutcome> {
+  reveal(names: readonly string[]): Promise<RevealOutcome> {
+    const next = this.#revealing.then(() => this.#reveal(names));
+    this.#revealing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #reveal(names: readonly string[]): Promise<RevealOutcome> {
     const wanted = [...new Set(names)];
     const unknown = await this.unknown(wanted);
     if (unknown.length > 0) return { kind: 'unknown', unknown };
@@ -120,8 +131,7 @@ export class Bundles {
       const missing = fresh.map((name) => this.#status(name)).filter((s) => !s.installed);
       if (missing.length > 0) return { kind: 'not_installed', missing };
     }
-    // A concurrent call may have revealed some meanwhile; only the rest is news.
-    const added = fresh.filter((name) => !this.#revealed.has(name));
+    const added = fresh;
     for (const name of added) this.#revealed.add(name);
     if (added.length > 0) await this.#options.reload();
     const served = this.#options.served();

@@ -192,6 +192,29 @@ describe('bundles on demand', () => {
     expect(changes()).toBe(1);
   });
 
+  it('SPEC §3 bundles: two concurrent reveals of one bundle both answer with its tools, and tools/list_changed is sent once', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    const server = await e2e.server(scope);
+    const changes = countListChanged(server);
+    const [one, two] = await Promise.all([
+      server.call('activate_tools', { action: 'reveal', bundle: 'git' }),
+      server.call('activate_tools', { action: 'reveal', bundle: 'git' }),
+    ]);
+    const answers = [one, two].map((result) => {
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const answer = structured<Revealed>(result);
+      expect(answer.tools, textOf(result)).toEqual(
+        expect.arrayContaining(['git_status', 'git_commit']),
+      );
+      return answer;
+    });
+    // Exactly one of the calls revealed it; the other found it revealed.
+    expect(answers.map((a) => a.revealed).flat()).toEqual(['git']);
+    await waitFor(() => changes() >= 1, 'tools/list_changed');
+    await sleep(500);
+    expect(changes()).toBe(1);
+  });
+
   it('SPEC §3 bundles: a revealed bundle survives hot reloads', async () => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.server(scope);
