@@ -38,6 +38,8 @@ export type RevealOutcome =
       readonly alreadyRevealed: readonly string[];
       /** The tools of the named bundles now listed, in list order. */
       readonly tools: readonly string[];
+      /** Named bundles a project tool file replaces: the file served for each. */
+      readonly overridden: readonly { readonly name: string; readonly file: string }[];
     }
   | { readonly kind: 'unknown'; readonly unknown: readonly UnknownBundle[] }
   | { readonly kind: 'not_installed'; readonly missing: readonly BundleStatus[] };
@@ -125,10 +127,13 @@ export class Bundles {
     if (unknown.length > 0) return { kind: 'unknown', unknown };
     const catalog = await this.#readCatalog();
     const fresh = wanted.filter((name) => !this.#revealed.has(name));
-    if (fresh.length > 0) {
+    // A bundle a project tool file replaces is served from that file whatever the bundled
+    // program's state: revealing it is never refused and changes no listed tool (R1.2).
+    const probed = fresh.filter((name) => this.#overriddenBy(name) === undefined);
+    if (probed.length > 0) {
       // Probed again: the program may have been installed since the last list.
-      await this.#check(fresh.flatMap((name) => catalog.get(name) ?? []));
-      const missing = fresh.map((name) => this.#status(name)).filter((s) => !s.installed);
+      await this.#check(probed.flatMap((name) => catalog.get(name) ?? []));
+      const missing = probed.map((name) => this.#status(name)).filter((s) => !s.installed);
       if (missing.length > 0) return { kind: 'not_installed', missing };
     }
     const added = fresh;
@@ -140,23 +145,49 @@ export class Bundles {
       revealed: added,
       alreadyRevealed: wanted.filter((name) => !added.includes(name)),
       tools: wanted.flatMap((name) => served.get(name)?.tools ?? []),
+      overridden: wanted.flatMap((name) => {
+        const file = this.#overriddenBy(name);
+        return file === undefined ? [] : [{ name, file }];
+      }),
     };
+  }
+
+  /** The project tool file served in place of this bundle, if one replaces it (R1.2). */
+  #overriddenBy(name: string): string | undefined {
+    const file = this.#options.served().get(name)?.file;
+    return file !== undefined && dirname(file) !== resolve(this.#options.catalogDir)
+      ? file
+      : undefined;
   }
 
   #status(name: string): BundleStatus {
     const definition = this.#catalogNow.get(name);
+    const summary = firstSentence(definition?.definition.description ?? '');
+    const revealed = this.#revealed.has(name);
+    // Replaced by a project tool file: what is served is that file, so its availability (the tools
+    // of it listed now) is the bundle's; the bundled program's probe says nothing about it.
+    if (this.#overriddenBy(name) !== undefined) {
+      const tools = this.#options.served().get(name)?.tools.length ?? 0;
+      return {
+        name,
+        summary,
+        tools,
+        installed: tools > 0,
+        revealed,
+        overridden: true,
+        ...(tools > 0 ? {} : { reason: 'the project tool file replacing it serves no tool here' }),
+      };
+    }
     const availability = this.#availability.get(name);
-    const servedFile = this.#options.served().get(name)?.file;
     const enabled = definition?.leaves.filter((leaf) => leaf.enabled).length ?? 0;
     const installed = availability !== undefined && availability.reason === undefined;
     return {
       name,
-      summary: firstSentence(definition?.definition.description ?? ''),
+      summary,
       tools: installed ? availability.tools : enabled,
       installed,
-      revealed: this.#revealed.has(name),
-      overridden:
-        servedFile !== undefined && dirname(servedFile) !== resolve(this.#options.catalogDir),
+      revealed,
+      overridden: false,
       ...(installed || availability?.reason === undefined ? {} : { reason: availability.reason }),
       ...(installed || availability?.installInstructions === undefined
         ? {}

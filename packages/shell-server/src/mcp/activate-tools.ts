@@ -37,6 +37,15 @@ const OUTPUT_SCHEMA = {
     revealed: names,
     already_revealed: names,
     tools: names,
+    overridden: {
+      type: 'array',
+      description: 'Named bundles a project tool file replaces, and the file served for each.',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, file: { type: 'string' } },
+        required: ['name', 'file'],
+      },
+    },
   },
   required: ['action'],
 } as const;
@@ -159,6 +168,11 @@ function revealResult(outcome: RevealOutcome): CallToolResult {
       if (outcome.alreadyRevealed.length > 0) {
         parts.push(`Already revealed: ${outcome.alreadyRevealed.join(', ')}.`);
       }
+      for (const { name, file } of outcome.overridden) {
+        parts.push(
+          `${name} is served from the project tool file ${file}, which replaces the bundle.`,
+        );
+      }
       parts.push(
         outcome.tools.length === 0
           ? 'No tool of these bundles is available.'
@@ -171,6 +185,7 @@ function revealResult(outcome: RevealOutcome): CallToolResult {
           revealed: [...outcome.revealed],
           already_revealed: [...outcome.alreadyRevealed],
           tools: [...outcome.tools],
+          overridden: outcome.overridden.map((o) => ({ ...o })),
         },
       };
     }

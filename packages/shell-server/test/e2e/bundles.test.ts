@@ -247,6 +247,47 @@ describe('bundles on demand', () => {
     });
   });
 
+  it("SPEC §3 bundles, R1.2: a bundle replaced by a project tool file is reported with the served file's availability, and revealing it succeeds", async () => {
+    // gh is missing on this PATH; the project's gh.json runs git, which is there.
+    const dirs = ['/usr/bin', '/bin'];
+    expect(onPath('gh', dirs), 'gh must be missing from /usr/bin:/bin').toBe(false);
+    const scope = await e2e.scope({ noTools: true });
+    scope.env['PATH'] = dirs.join(':');
+    await writeFile(
+      toolFile(scope, 'gh'),
+      JSON.stringify({
+        name: 'gh',
+        description: 'Project gh.',
+        command: 'git',
+        subcommand: [{ name: 'version', description: 'Git version.', synchronous: true }],
+      }),
+    );
+    const server = await e2e.server(scope);
+    const changes = countListChanged(server);
+    expect(await toolNames(server)).toContain('gh_version');
+
+    const { text, listing } = await list(server);
+    expect(listing.not_installed.map((b) => b.name)).not.toContain('gh');
+    expect(listing.bundles.find((b) => b.name === 'gh')).toMatchObject({
+      installed: true,
+      overridden: true,
+      revealed: false,
+      tools: 1,
+    });
+    expect(text).toMatch(/^- gh \(1 tools, replaced by a project tool file\)/m);
+    expect(text).not.toContain('"gh" not found on PATH');
+
+    const result = await server.call('activate_tools', { action: 'reveal', bundle: 'gh' });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(structured<Revealed>(result).tools).toEqual(['gh_version']);
+    expect(textOf(result)).toContain(`served from the project tool file ${toolFile(scope, 'gh')}`);
+    expect(structured<CommandResult>(await server.call('gh_version')).output).toMatch(
+      /^git version /,
+    );
+    await sleep(300);
+    expect(changes()).toBe(0);
+  });
+
   it('SPEC §3 bundles: an unknown bundle is a tool error with a did-you-mean, and nothing of the call is revealed', async () => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.server(scope);
