@@ -254,3 +254,15 @@ export function firstSentence(text: string): string {
   const end = flat.search(/[.!?](\s|$)/);
   return end === -1 ? flat : flat.slice(0, end + 1);
 }
+
+/** The longest install instruction the list's text shows (the full one is in structuredContent). */
+export const INSTALL_TEXT_LIMIT = 240;
+
+/**
+ * An install instruction as one line of at most INSTALL_TEXT_LIMIT characters: the list shows one
+ * per missing bundle to the model, so a long one must not swell the answer.
+ */
+export function installLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= INSTALL_TEXT_LIMIT ? flat : `${flat.slice(0, INSTALL_TEXT_LIMIT - 1)}…`;
+}

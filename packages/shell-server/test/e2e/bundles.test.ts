@@ -342,6 +342,18 @@ describe('bundles on demand', () => {
       }),
     );
     expect(text).toContain(`- ${absent.name}: "${absent.program}" not found on PATH`);
+    // SPEC §3 bundles: the model reads the text, so the install instructions are there too.
+    expect(text).toContain(
+      `- ${absent.name}: "${absent.program}" not found on PATH\n  To install: ${absent.install}`,
+    );
+
+    // Filtered to a bundle that is missing: the answer says none of the named ones is installed
+    // (others are) and lists them with the reason.
+    const filtered = await server.call('activate_tools', { action: 'list', bundle: absent.name });
+    expect(filtered.isError, textOf(filtered)).toBeFalsy();
+    expect(textOf(filtered)).not.toContain('No bundle is installed here.');
+    expect(textOf(filtered)).toMatch(/^None of the named bundles is installed here\./);
+    expect(textOf(filtered)).toContain(`- ${absent.name}: "${absent.program}" not found on PATH`);
 
     const result = await server.call('activate_tools', { action: 'reveal', bundle: absent.name });
     expect(result.isError).toBe(true);
