@@ -38,6 +38,8 @@ export type RevealOutcome =
       readonly alreadyRevealed: readonly string[];
       /** The tools of the named bundles now listed, in list order. */
       readonly tools: readonly string[];
+      /** Named bundles a project tool file replaces: the file served for each. */
+      readonly overridden: readonly { readonly name: string; readonly file: string }[];
     }
   | { readonly kind: 'unknown'; readonly unknown: readonly UnknownBundle[] }
   | { readonly kind: 'not_installed'; readonly missing: readonly BundleStatus[] };
@@ -77,6 +79,8 @@ export class Bundles {
   #catalogNow: ReadonlyMap<string, CheckedDefinition> = new Map();
   readonly #availability = new Map<string, Availability>();
   #checkedAll: Promise<void> | undefined;
+  /** The reveal in progress: reveals run one at a time (see reveal). */
+  #revealing: Promise<unknown> = Promise.resolve();
 
   constructor(options: BundlesOptions) {
     this.#options = options;
@@ -107,21 +111,32 @@ export class Bundles {
   /**
    * Reveals the named bundles: all or nothing. An unknown name or a program missing here refuses
    * the whole call; already revealed ones are no news (no reload, so no tools/list_changed).
+   * Reveals run one at a time: a call that finds a bundle already revealed answers only after the
+   * reveal that added it has reloaded, so its answer lists the bundle's tools (read from what is
+   * served) instead of none.
    */
-  async reveal(names: readonly string[]): Promise<RevealOutcome> {
+  reveal(names: readonly string[]): Promise<RevealOutcome> {
+    const next = this.#revealing.then(() => this.#reveal(names));
+    this.#revealing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #reveal(names: readonly string[]): Promise<RevealOutcome> {
     const wanted = [...new Set(names)];
     const unknown = await this.unknown(wanted);
     if (unknown.length > 0) return { kind: 'unknown', unknown };
     const catalog = await this.#readCatalog();
     const fresh = wanted.filter((name) => !this.#revealed.has(name));
-    if (fresh.length > 0) {
+    // A bundle a project tool file replaces is served from that file whatever the bundled
+    // program's state: revealing it is never refused and changes no listed tool (R1.2).
+    const probed = fresh.filter((name) => this.#overriddenBy(name) === undefined);
+    if (probed.length > 0) {
       // Probed again: the program may have been installed since the last list.
-      await this.#check(fresh.flatMap((name) => catalog.get(name) ?? []));
-      const missing = fresh.map((name) => this.#status(name)).filter((s) => !s.installed);
+      await this.#check(probed.flatMap((name) => catalog.get(name) ?? []));
+      const missing = probed.map((name) => this.#status(name)).filter((s) => !s.installed);
       if (missing.length > 0) return { kind: 'not_installed', missing };
     }
-    // A concurrent call may have revealed some meanwhile; only the rest is news.
-    const added = fresh.filter((name) => !this.#revealed.has(name));
+    const added = fresh;
     for (const name of added) this.#revealed.add(name);
     if (added.length > 0) await this.#options.reload();
     const served = this.#options.served();
@@ -130,23 +145,49 @@ export class Bundles {
       revealed: added,
       alreadyRevealed: wanted.filter((name) => !added.includes(name)),
       tools: wanted.flatMap((name) => served.get(name)?.tools ?? []),
+      overridden: wanted.flatMap((name) => {
+        const file = this.#overriddenBy(name);
+        return file === undefined ? [] : [{ name, file }];
+      }),
     };
+  }
+
+  /** The project tool file served in place of this bundle, if one replaces it (R1.2). */
+  #overriddenBy(name: string): string | undefined {
+    const file = this.#options.served().get(name)?.file;
+    return file !== undefined && dirname(file) !== resolve(this.#options.catalogDir)
+      ? file
+      : undefined;
   }
 
   #status(name: string): BundleStatus {
     const definition = this.#catalogNow.get(name);
+    const summary = firstSentence(definition?.definition.description ?? '');
+    const revealed = this.#revealed.has(name);
+    // Replaced by a project tool file: what is served is that file, so its availability (the tools
+    // of it listed now) is the bundle's; the bundled program's probe says nothing about it.
+    if (this.#overriddenBy(name) !== undefined) {
+      const tools = this.#options.served().get(name)?.tools.length ?? 0;
+      return {
+        name,
+        summary,
+        tools,
+        installed: tools > 0,
+        revealed,
+        overridden: true,
+        ...(tools > 0 ? {} : { reason: 'the project tool file replacing it serves no tool here' }),
+      };
+    }
     const availability = this.#availability.get(name);
-    const servedFile = this.#options.served().get(name)?.file;
     const enabled = definition?.leaves.filter((leaf) => leaf.enabled).length ?? 0;
     const installed = availability !== undefined && availability.reason === undefined;
     return {
       name,
-      summary: firstSentence(definition?.definition.description ?? ''),
+      summary,
       tools: installed ? availability.tools : enabled,
       installed,
-      revealed: this.#revealed.has(name),
-      overridden:
-        servedFile !== undefined && dirname(servedFile) !== resolve(this.#options.catalogDir),
+      revealed,
+      overridden: false,
       ...(installed || availability?.reason === undefined ? {} : { reason: availability.reason }),
       ...(installed || availability?.installInstructions === undefined
         ? {}
@@ -212,4 +253,16 @@ export function firstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const end = flat.search(/[.!?](\s|$)/);
   return end === -1 ? flat : flat.slice(0, end + 1);
+}
+
+/** The longest install instruction the list's text shows (the full one is in structuredContent). */
+export const INSTALL_TEXT_LIMIT = 240;
+
+/**
+ * An install instruction as one line of at most INSTALL_TEXT_LIMIT characters: the list shows one
+ * per missing bundle to the model, so a long one must not swell the answer.
+ */
+export function installLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= INSTALL_TEXT_LIMIT ? flat : `${flat.slice(0, INSTALL_TEXT_LIMIT - 1)}…`;
 }

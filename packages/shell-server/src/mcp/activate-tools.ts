@@ -3,7 +3,13 @@
 // ones it needs; the client is told with tools/list_changed. Hidden by --no-tool-discovery.
 import { ACTIVATE_TOOLS_NAME, type ArgumentValidator } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Bundles, BundleStatus, RevealOutcome, UnknownBundle } from '../bundles.js';
+import {
+  installLine,
+  type Bundles,
+  type BundleStatus,
+  type RevealOutcome,
+  type UnknownBundle,
+} from '../bundles.js';
 import { toolError } from './results.js';
 import type { ToolEntry } from './tools.js';
 
@@ -37,6 +43,15 @@ const OUTPUT_SCHEMA = {
     revealed: names,
     already_revealed: names,
     tools: names,
+    overridden: {
+      type: 'array',
+      description: 'Named bundles a project tool file replaces, and the file served for each.',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, file: { type: 'string' } },
+        required: ['name', 'file'],
+      },
+    },
   },
   required: ['action'],
 } as const;
@@ -106,17 +121,23 @@ export function activateToolsTool(bundles: Bundles, validator: ArgumentValidator
         if (unknown.length > 0) return unknownError(unknown);
       }
       const all = await bundles.list();
-      return listResult(named === undefined ? all : all.filter((b) => named.includes(b.name)));
+      return listResult(
+        named === undefined ? all : all.filter((b) => named.includes(b.name)),
+        named !== undefined,
+      );
     },
   };
 }
 
-function listResult(all: readonly BundleStatus[]): CallToolResult {
+/** The list answer; `filtered` when the call named bundles (the text then speaks of those only). */
+function listResult(all: readonly BundleStatus[], filtered: boolean): CallToolResult {
   const installed = all.filter((b) => b.installed);
   const missing = all.filter((b) => !b.installed);
   const lines = [
     installed.length === 0
-      ? 'No bundle is installed here.'
+      ? filtered
+        ? 'None of the named bundles is installed here.'
+        : 'No bundle is installed here.'
       : 'Bundles installed here (reveal with {"action": "reveal", "bundle": NAME}):',
     ...installed.map((b) => {
       const notes = [
@@ -129,7 +150,16 @@ function listResult(all: readonly BundleStatus[]): CallToolResult {
   ];
   if (missing.length > 0) {
     lines.push('', 'Not installed here (their program is missing):');
-    lines.push(...missing.map((b) => `- ${b.name}: ${b.reason ?? 'unavailable'}`));
+    // The model reads the text, not structuredContent: each missing bundle says how to install it.
+    lines.push(
+      ...missing.map(
+        (b) =>
+          `- ${b.name}: ${b.reason ?? 'unavailable'}` +
+          (b.install_instructions === undefined
+            ? ''
+            : `\n  To install: ${installLine(b.install_instructions)}`),
+      ),
+    );
   }
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
@@ -159,6 +189,11 @@ function revealResult(outcome: RevealOutcome): CallToolResult {
       if (outcome.alreadyRevealed.length > 0) {
         parts.push(`Already revealed: ${outcome.alreadyRevealed.join(', ')}.`);
       }
+      for (const { name, file } of outcome.overridden) {
+        parts.push(
+          `${name} is served from the project tool file ${file}, which replaces the bundle.`,
+        );
+      }
       parts.push(
         outcome.tools.length === 0
           ? 'No tool of these bundles is available.'
@@ -171,6 +206,7 @@ function revealResult(outcome: RevealOutcome): CallToolResult {
           revealed: [...outcome.revealed],
           already_revealed: [...outcome.alreadyRevealed],
           tools: [...outcome.tools],
+          overridden: outcome.overridden.map((o) => ({ ...o })),
         },
       };
     }

@@ -5,7 +5,16 @@
 // onerror, so the client waits for an answer that never comes. Here every such line is answered
 // with a JSON-RPC error (SPEC §6) and the next line is served as usual. A line holding a JSON-RPC
 // batch (required by the 2025-03-26 revision, which the server agrees to) is answered with one line
-// holding the array of its responses, once all of them are known.
+// holding the array of its responses, once all of them are known (an initialize in it is refused:
+// that revision forbids it there; batches are accepted whatever version was negotiated). While a
+// batch is pending, the server's notifications/message (completion pushes, R2.2, and livelog
+// alerts) are held back and written after its responses: a push names an operation id the client
+// first learns from the batch's `started` answer, so it must not arrive before that answer.
+// Progress of the batch's own requests still goes out at once (it belongs to requests that are
+// open). The hold is simple: while any batch is pending every such message waits, also the push of
+// an operation started outside the batch (it is delayed by at most as long as the batch takes), and
+// at most HELD_MESSAGE_LIMIT messages are held; beyond that they are written at once rather than
+// buffered without bound.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -27,6 +36,16 @@ import { onTheWire } from './wire-error.js';
  * and the most the server holds for one incoming line. Longer lines are discarded as they arrive.
  */
 export const STDIO_MESSAGE_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** At most this many notifications/message wait for pending batches; later ones go out at once. */
+export const HELD_MESSAGE_LIMIT = 1000;
+
+/** A message held back until the pending batches are answered, and its sender's promise. */
+interface Held {
+  readonly message: Answer;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
 
 export interface StdioTransportOptions {
   readonly input?: Readable;
@@ -50,6 +69,10 @@ export class StdioTransport implements Transport {
   readonly #framer: LineFramer;
   /** The open batch of each request id sent in a batch and not answered yet. */
   readonly #batchOf = new Map<RequestId, Batch>();
+  /** Batches whose responses have not been written yet. */
+  readonly #pendingBatches = new Set<Batch>();
+  /** notifications/message sent while a batch was pending, in the order they were sent. */
+  #held: Held[] = [];
   #started = false;
   #closed = false;
 
@@ -83,6 +106,16 @@ export class StdioTransport implements Transport {
         return this.#flush(batch);
       }
     }
+    if (
+      this.#pendingBatches.size > 0 &&
+      this.#held.length < HELD_MESSAGE_LIMIT &&
+      'method' in outgoing &&
+      outgoing.method === 'notifications/message'
+    ) {
+      return new Promise((resolve, reject) => {
+        this.#held.push({ message: outgoing, resolve, reject });
+      });
+    }
     return this.#write(outgoing);
   }
 
@@ -96,6 +129,8 @@ export class StdioTransport implements Transport {
     this.#output.off('error', this.#onError);
     // Paused, stdin no longer keeps the process alive.
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
+    // The session is over: held messages have no one to go to; their senders are not left waiting.
+    for (const held of this.#held.splice(0)) held.resolve();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -174,9 +209,24 @@ export class StdioTransport implements Transport {
    */
   #handleBatch(items: readonly Incoming[]): void {
     const batch = new Batch();
+    this.#pendingBatches.add(batch);
     const accepted: JSONRPCMessage[] = [];
     for (const item of items) {
       let problem = 'error' in item ? item.error : this.#paramsProblem(item.message);
+      // The 2025-03-26 revision: "the initialize request MUST NOT be part of a JSON-RPC batch".
+      if (
+        problem === undefined &&
+        'message' in item &&
+        'method' in item.message &&
+        'id' in item.message &&
+        item.message.method === 'initialize'
+      ) {
+        problem = errorResponse(
+          item.message.id,
+          ErrorCode.InvalidRequest,
+          'Invalid Request: initialize must not be part of a JSON-RPC batch',
+        );
+      }
       if (problem === undefined && 'message' in item && 'method' in item.message) {
         const { message } = item;
         if ('id' in message) {
@@ -204,13 +254,29 @@ export class StdioTransport implements Transport {
     void this.#flush(batch);
   }
 
-  /** Writes a batch's responses as one array once all are known; nothing for notifications only. */
+  /**
+   * Writes a batch's responses as one array once all are known (nothing for notifications only),
+   * then, when no other batch is pending, the messages held back meanwhile, in order.
+   */
   #flush(batch: Batch): Promise<void> {
     const answers: readonly Answer[] | undefined = batch.complete();
-    if (answers === undefined || answers.length === 0) return Promise.resolve();
-    return this.#write(answers).catch((error: unknown) =>
-      this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-    );
+    if (answers === undefined) return Promise.resolve();
+    this.#pendingBatches.delete(batch);
+    const written =
+      answers.length === 0
+        ? Promise.resolve()
+        : this.#write(answers).catch((error: unknown) =>
+            this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+          );
+    if (this.#pendingBatches.size === 0) this.#release();
+    return written;
+  }
+
+  /** Writes the held messages (the stream keeps their order after the batch's responses). */
+  #release(): void {
+    for (const held of this.#held.splice(0)) {
+      this.#write(held.message).then(held.resolve, held.reject);
+    }
   }
 
   /** Answers a message that never reaches the server, and reports it (the server logs it). */

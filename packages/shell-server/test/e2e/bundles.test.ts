@@ -192,6 +192,29 @@ describe('bundles on demand', () => {
     expect(changes()).toBe(1);
   });
 
+  it('SPEC §3 bundles: two concurrent reveals of one bundle both answer with its tools, and tools/list_changed is sent once', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    const server = await e2e.server(scope);
+    const changes = countListChanged(server);
+    const [one, two] = await Promise.all([
+      server.call('activate_tools', { action: 'reveal', bundle: 'git' }),
+      server.call('activate_tools', { action: 'reveal', bundle: 'git' }),
+    ]);
+    const answers = [one, two].map((result) => {
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const answer = structured<Revealed>(result);
+      expect(answer.tools, textOf(result)).toEqual(
+        expect.arrayContaining(['git_status', 'git_commit']),
+      );
+      return answer;
+    });
+    // Exactly one of the calls revealed it; the other found it revealed.
+    expect(answers.map((a) => a.revealed).flat()).toEqual(['git']);
+    await waitFor(() => changes() >= 1, 'tools/list_changed');
+    await sleep(500);
+    expect(changes()).toBe(1);
+  });
+
   it('SPEC §3 bundles: a revealed bundle survives hot reloads', async () => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.server(scope);
@@ -222,6 +245,47 @@ describe('bundles on demand', () => {
       revealed: true,
       overridden: true,
     });
+  });
+
+  it("SPEC §3 bundles, R1.2: a bundle replaced by a project tool file is reported with the served file's availability, and revealing it succeeds", async () => {
+    // gh is missing on this PATH; the project's gh.json runs git, which is there.
+    const dirs = ['/usr/bin', '/bin'];
+    expect(onPath('gh', dirs), 'gh must be missing from /usr/bin:/bin').toBe(false);
+    const scope = await e2e.scope({ noTools: true });
+    scope.env['PATH'] = dirs.join(':');
+    await writeFile(
+      toolFile(scope, 'gh'),
+      JSON.stringify({
+        name: 'gh',
+        description: 'Project gh.',
+        command: 'git',
+        subcommand: [{ name: 'version', description: 'Git version.', synchronous: true }],
+      }),
+    );
+    const server = await e2e.server(scope);
+    const changes = countListChanged(server);
+    expect(await toolNames(server)).toContain('gh_version');
+
+    const { text, listing } = await list(server);
+    expect(listing.not_installed.map((b) => b.name)).not.toContain('gh');
+    expect(listing.bundles.find((b) => b.name === 'gh')).toMatchObject({
+      installed: true,
+      overridden: true,
+      revealed: false,
+      tools: 1,
+    });
+    expect(text).toMatch(/^- gh \(1 tools, replaced by a project tool file\)/m);
+    expect(text).not.toContain('"gh" not found on PATH');
+
+    const result = await server.call('activate_tools', { action: 'reveal', bundle: 'gh' });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(structured<Revealed>(result).tools).toEqual(['gh_version']);
+    expect(textOf(result)).toContain(`served from the project tool file ${toolFile(scope, 'gh')}`);
+    expect(structured<CommandResult>(await server.call('gh_version')).output).toMatch(
+      /^git version /,
+    );
+    await sleep(300);
+    expect(changes()).toBe(0);
   });
 
   it('SPEC §3 bundles: an unknown bundle is a tool error with a did-you-mean, and nothing of the call is revealed', async () => {
@@ -278,6 +342,18 @@ describe('bundles on demand', () => {
       }),
     );
     expect(text).toContain(`- ${absent.name}: "${absent.program}" not found on PATH`);
+    // SPEC §3 bundles: the model reads the text, so the install instructions are there too.
+    expect(text).toContain(
+      `- ${absent.name}: "${absent.program}" not found on PATH\n  To install: ${absent.install}`,
+    );
+
+    // Filtered to a bundle that is missing: the answer says none of the named ones is installed
+    // (others are) and lists them with the reason.
+    const filtered = await server.call('activate_tools', { action: 'list', bundle: absent.name });
+    expect(filtered.isError, textOf(filtered)).toBeFalsy();
+    expect(textOf(filtered)).not.toContain('No bundle is installed here.');
+    expect(textOf(filtered)).toMatch(/^None of the named bundles is installed here\./);
+    expect(textOf(filtered)).toContain(`- ${absent.name}: "${absent.program}" not found on PATH`);
 
     const result = await server.call('activate_tools', { action: 'reveal', bundle: absent.name });
     expect(result.isError).toBe(true);

@@ -227,6 +227,113 @@ describe('JSON-RPC batches (SPEC §6, 2025-03-26)', () => {
   });
 });
 
+describe('JSON-RPC batches and completion pushes (R2.2, SPEC §6)', () => {
+  it('R2.2, SPEC §6: a completion push of an operation started in a batch arrives after the batch answer that names its id', async () => {
+    // The first element answers `started` at once and finishes long before the second (synchronous)
+    // one, so the batch answer is held while the first completion is ready to be pushed.
+    const session = new RawSession(e2e, await e2e.scope(), ['--inline-wait', '0']);
+    await session.initialize();
+    await write(
+      session,
+      `${JSON.stringify([
+        {
+          jsonrpc: '2.0',
+          id: 'quick',
+          method: 'tools/call',
+          params: { name: 'sandboxed_shell', arguments: { command: 'sleep 1; echo A' } },
+        },
+        {
+          jsonrpc: '2.0',
+          id: 'slow',
+          method: 'tools/call',
+          params: {
+            name: 'sandboxed_shell',
+            arguments: { command: 'sleep 4', execution_mode: 'Synchronous' },
+          },
+        },
+      ])}\n`,
+    );
+    const isPush = (line: unknown): line is Message =>
+      !Array.isArray(line) &&
+      typeof line === 'object' &&
+      line !== null &&
+      (line as Message)['method'] === 'notifications/message';
+    await waitFor(() => lines(session).some(isPush), 'the completion push', 20_000);
+    const all = lines(session);
+    const answerAt = all.findIndex((line) => Array.isArray(line));
+    expect(answerAt, 'the batch answer came before the push').not.toBe(-1);
+    const answer = all[answerAt] as Message[];
+    const quick = answer.find((response) => response['id'] === 'quick');
+    const id = (
+      quick?.['result'] as { structuredContent: { operation_id: string; status: string } }
+    ).structuredContent;
+    expect(id.status).toBe('started');
+    const pushAt = all.findIndex(
+      (line) =>
+        isPush(line) &&
+        (line['params'] as { data: { operation_id?: string } }).data.operation_id ===
+          id.operation_id,
+    );
+    expect(pushAt).toBeGreaterThan(answerAt);
+    expect((all[pushAt] as Message)['params']).toMatchObject({
+      level: 'info',
+      logger: 'ahma',
+      data: { status: 'completed', output: 'A\n' },
+    });
+    // Once the batch is answered, pushes go out at once again.
+    const single = await session.request(3, 'tools/call', {
+      name: 'sandboxed_shell',
+      arguments: { command: 'sleep 0.5; echo B' },
+    });
+    const next = (single['result'] as { structuredContent: { operation_id: string } })
+      .structuredContent.operation_id;
+    await waitFor(
+      () =>
+        lines(session).some(
+          (line) =>
+            isPush(line) &&
+            (line['params'] as { data: { operation_id?: string } }).data.operation_id === next,
+        ),
+      'the push of a call outside any batch',
+    );
+  });
+
+  it('SPEC §6: initialize inside a batch gets -32600 and the rest of the batch is served', async () => {
+    const session = await started();
+    await write(
+      session,
+      `${JSON.stringify([
+        {
+          jsonrpc: '2.0',
+          id: 'init',
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-03-26',
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+          },
+        },
+        { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+      ])}\n`,
+    );
+    const answer = await waitFor(
+      () => lines(session).find((line): line is Message[] => Array.isArray(line)),
+      'the answer to the batch',
+    );
+    const byId = new Map(answer.map((response) => [response['id'], response]));
+    expect(byId.get('init')).toEqual({
+      jsonrpc: '2.0',
+      id: 'init',
+      error: {
+        code: -32600,
+        message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
+      },
+    });
+    expect(byId.get('list')).toMatchObject({ result: { tools: expect.any(Array) } });
+    await expectAlive(session, 4);
+  });
+});
+
 describe('error messages (SPEC §6)', () => {
   it('SPEC §6: an unknown tool is -32602 whose message carries no "MCP error -32602:" prefix on the wire', async () => {
     const session = await started();

@@ -1,7 +1,12 @@
 // The small text helpers of bundles on demand (SPEC §3): the one-line summary activate_tools shows
 // and the did-you-mean of an unknown bundle name.
 import { describe, expect, it } from 'vitest';
-import { firstSentence, suggestBundle } from '../../src/bundles.js';
+import {
+  firstSentence,
+  INSTALL_TEXT_LIMIT,
+  installLine,
+  suggestBundle,
+} from '../../src/bundles.js';
 
 const NAMES = ['cargo', 'file-tools', 'gh', 'git', 'npm', 'pnpm', 'python'];
 
@@ -28,5 +33,14 @@ describe('bundle helpers', () => {
   it('SPEC §3 bundles: nothing close, no suggestion', () => {
     expect(suggestBundle('kubectl', NAMES)).toBeUndefined();
     expect(suggestBundle('x', NAMES)).toBeUndefined();
+  });
+
+  it('SPEC §3 bundles: the install line of the list text is one line of bounded length', () => {
+    expect(installLine('apt-get install gh,\n  or brew install gh')).toBe(
+      'apt-get install gh, or brew install gh',
+    );
+    const long = installLine('x'.repeat(5000));
+    expect(long).toHaveLength(INSTALL_TEXT_LIMIT);
+    expect(long.endsWith('…')).toBe(true);
   });
 });
