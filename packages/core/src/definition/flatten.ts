@@ -33,6 +33,11 @@ export interface ToolLeaf {
   readonly command: readonly string[];
   /** Subcommand words passed after the command ("default" segments removed). */
   readonly subcommandPath: readonly string[];
+  /**
+   * The subcommand names from the definition down to this leaf as declared, "default" included:
+   * sequence steps resolve against it, so "default" collapses only where it is a whole path word.
+   */
+  readonly declaredPath: readonly string[];
   /** The author's description of the leaf (or of the tool when it has no subcommands). */
   readonly baseDescription: string;
   readonly enabled: boolean;
@@ -91,6 +96,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         name: definition.name,
         pointer: '',
         subcommandPath: [],
+        declaredPath: [],
         baseDescription: definition.description,
         ...settle(inherited),
         options: [],
@@ -109,6 +115,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
   const walk = (
     subs: readonly SubcommandDefinition[],
     path: string[],
+    declaredNames: string[],
     pointer: (string | number)[],
     outer: Inherited,
   ) => {
@@ -121,8 +128,9 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         guidanceKey: sub.guidance_key ?? outer.guidanceKey,
       };
       const segments = sub.name === DEFAULT_SEGMENT ? path : [...path, sub.name];
+      const declaredHere = [...declaredNames, sub.name];
       if (sub.subcommand !== undefined) {
-        walk(sub.subcommand, segments, here, settings);
+        walk(sub.subcommand, segments, declaredHere, here, settings);
         return;
       }
       const ownSequence = sub.sequence;
@@ -134,6 +142,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         name: [definition.name, ...segments].join('_'),
         pointer: jsonPointer(here),
         subcommandPath: segments,
+        declaredPath: declaredHere,
         baseDescription: sub.description,
         ...settle(settings),
         options: (sub.options ?? []).filter((option) => !isWorkingDirectory(option)),
@@ -152,7 +161,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
       });
     });
   };
-  walk(definition.subcommand, [], [], inherited);
+  walk(definition.subcommand, [], [], [], inherited);
   return leaves;
 }
 

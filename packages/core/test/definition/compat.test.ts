@@ -265,8 +265,26 @@ describe('SPEC §2 compat: a bare shell as command', () => {
 });
 
 describe('SPEC §9 compat: sequence steps with "_" in names', () => {
-  const tools = new Set(['cargo_nextest_run', 'cargo_clippy', 'cargo_fmt', 'gh_pr_create']);
-  const isTool = (name: string) => tools.has(name);
+  const tools = [
+    ...leavesOf({
+      name: 'cargo',
+      description: 'd',
+      command: 'cargo',
+      subcommand: [
+        { name: 'nextest', description: 'd', subcommand: [{ name: 'run', description: 'd' }] },
+        { name: 'clippy', description: 'd' },
+        { name: 'fmt', description: 'd' },
+      ],
+    }),
+    ...leavesOf({
+      name: 'gh',
+      description: 'd',
+      command: 'gh',
+      subcommand: [
+        { name: 'pr', description: 'd', subcommand: [{ name: 'create', description: 'd' }] },
+      ],
+    }),
+  ];
   it.each([
     [{ tool: 'cargo', subcommand: 'nextest_run' }, 'cargo_nextest_run'],
     [{ tool: 'cargo_nextest', subcommand: 'nextest_run' }, 'cargo_nextest_run'],
@@ -274,7 +292,7 @@ describe('SPEC §9 compat: sequence steps with "_" in names', () => {
     [{ tool: 'cargo_fmt', subcommand: 'default' }, 'cargo_fmt'],
     [{ tool: 'gh', subcommand: 'pr_create' }, 'gh_pr_create'],
   ])('SPEC §9: step %j calls %s', (step, target) => {
-    expect(stepTarget(step, isTool)).toBe(target);
+    expect(stepTarget(step, tools)).toBe(target);
   });
 
   it('SPEC §9: a step naming a one-word "nextest_run" subcommand runs it as one argv word', () => {
