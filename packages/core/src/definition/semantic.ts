@@ -1,7 +1,13 @@
 // Checks that a schema cannot express, on one schema-valid definition: names, argument
 // declarations, inheritance and sequence shape. Cross-file checks live in definition-set.ts.
 import { diagnostic, jsonPointer, warning, type Diagnostic, type Severity } from './diagnostic.js';
-import { SEQUENCE_COMMAND, splitCommand, WORKING_DIRECTORY, type ToolLeaf } from './flatten.js';
+import {
+  SEQUENCE_COMMAND,
+  shellCommandKind,
+  splitCommand,
+  WORKING_DIRECTORY,
+  type ToolLeaf,
+} from './flatten.js';
 import { isMetaParameter } from './input-schema.js';
 import { checkLivelog } from './livelog-checks.js';
 import { article } from './schema-check.js';
@@ -24,6 +30,7 @@ export function checkDefinition(
 
   checkNames(definition, leaves, report);
   checkSequenceShape(definition, report);
+  checkShellCommand(definition, report);
   checkLivelog(definition, report);
   checkSiblings(definition.subcommand, '', report);
   walkSubcommands(definition.subcommand, [], (sub, pointer) =>
@@ -60,6 +67,22 @@ function checkNames(definition: ToolDefinition, leaves: readonly ToolLeaf[], rep
       );
     }
   }
+}
+
+/**
+ * A shell given no script runs its first argument as a script FILE from the working directory (a
+ * planted `ls`, not /bin/ls). A spelling that cannot safely be read as a bare shell is refused.
+ * A livelog tool does not run `command` (it runs its source), so it is not checked.
+ */
+function checkShellCommand(definition: ToolDefinition, report: Report): void {
+  if (definition.tool_type === 'livelog') return;
+  const shell = shellCommandKind(splitCommand(definition.command));
+  if (shell.kind !== 'unsafe') return;
+  report(
+    '/command',
+    `"${definition.command}" starts a shell that would run its first argument as a script file (${shell.reason})`,
+    'use the shell alone ("sh", "/usr/bin/env bash") to run each subcommand as its own program with argv, or give it a script: "-c" or a script file in "command"',
+  );
 }
 
 function checkSequenceShape(definition: ToolDefinition, report: Report): void {

@@ -264,6 +264,57 @@ describe('SPEC §2 compat: a bare shell as command', () => {
   });
 });
 
+describe('SPEC §2 compat: shells with flags or through env are bare shells too', () => {
+  const files = (command: string) => ({
+    name: 'files',
+    description: 'File tools.',
+    command,
+    subcommand: [
+      {
+        name: 'ls',
+        description: 'List.',
+        positional_args: [{ name: 'path', type: 'string', format: 'path' }],
+      },
+    ],
+  });
+
+  it.each(['/usr/bin/env bash', 'env sh', 'sh -e', 'bash --norc', 'bash --norc --noprofile -x'])(
+    'SPEC §2 compat: "command": "%s" runs each leaf\'s subcommand word as the program, with argv',
+    async (command) => {
+      const prepared = await prepareInvocation(
+        only(leavesOf(files(command))),
+        { path: 'a' },
+        {
+          scope,
+        },
+      );
+      expect(prepared.argv).toEqual(['ls', join(scope, 'a')]);
+    },
+  );
+
+  it.each([
+    ['bash -o errexit', '"-o" takes a value'],
+    ['bash --rcfile rc', '"--rcfile" takes a value'],
+    ['sh --', '"--" makes the next word a script file'],
+    ['env -i bash', '"env" has its own arguments before the shell'],
+  ])('SPEC §2 compat: "command": "%s" is refused: %s', (command, reason) => {
+    expect(diagnosticsFor(files(command)).map((d) => [d.pointer, d.severity, d.message])).toEqual([
+      [
+        '/command',
+        'error',
+        `"${command}" starts a shell that would run its first argument as a script file (${reason})`,
+      ],
+    ]);
+  });
+
+  it.each(['bash -ec', 'sh -c', '/usr/bin/env bash -c', 'bash note.sh'])(
+    'SPEC §2 compat: "command": "%s" gives the shell a script and keeps its command',
+    (command) => {
+      expect(only(leavesOf(files(command))).command).toEqual(command.split(' '));
+    },
+  );
+});
+
 describe('SPEC §9 compat: sequence steps with "_" in names', () => {
   const tools = [
     ...leavesOf({
