@@ -247,7 +247,7 @@ describe('SPEC §2 compat: a bare shell as command', () => {
     },
   );
 
-  it('SPEC §2 compat: a shell with -c, or a shell tool without subcommands, keeps its command', () => {
+  it('SPEC §2 compat: a shell with -c keeps its command', () => {
     expect(
       only(
         leavesOf({
@@ -258,10 +258,79 @@ describe('SPEC §2 compat: a bare shell as command', () => {
         }),
       ).command,
     ).toEqual(['bash', '-c']);
-    expect(only(leavesOf({ name: 'runner', description: 'd', command: 'sh' })).command).toEqual([
-      'sh',
+  });
+
+  const problems = (document: unknown) =>
+    diagnosticsFor(document).map((d) => [d.pointer, d.severity, d.message]);
+
+  it('SPEC §2 compat: a bare-shell "default" leaf (no program word) is refused; an option "-c" would reach the shell', () => {
+    expect(
+      problems({
+        name: 'sh',
+        description: 'x',
+        command: 'sh',
+        subcommand: [
+          { name: 'default', description: 'd', options: [{ name: '-c', type: 'string' }] },
+        ],
+      }),
+    ).toEqual([
+      [
+        '/subcommand/0/name',
+        'error',
+        'this leaf of a bare-shell tool has no program to run: its subcommand path is empty',
+      ],
     ]);
   });
+
+  it('SPEC §2 compat: a bare-shell tool without subcommands is refused', () => {
+    expect(
+      problems({
+        name: 'runner',
+        description: 'd',
+        command: 'sh',
+      }).concat(problems({ name: 'runner', description: 'd', command: '/usr/bin/env bash' })),
+    ).toEqual([
+      ['/command', 'error', 'a bare shell ("sh") without subcommands has no program to run'],
+      [
+        '/command',
+        'error',
+        'a bare shell ("/usr/bin/env bash") without subcommands has no program to run',
+      ],
+    ]);
+  });
+
+  it.each(['bash', 'zsh', 'env'])(
+    'SPEC §2 compat: a bare-shell leaf whose program word is "%s" is refused',
+    (program) => {
+      expect(
+        problems({
+          name: 'files',
+          description: 'x',
+          command: 'sh',
+          subcommand: [
+            { name: 'ls', description: 'List.' },
+            {
+              name: 'default',
+              description: 'd',
+              subcommand: [
+                {
+                  name: program,
+                  description: 'd',
+                  positional_args: [{ name: 'args', type: 'array', accepts_options: true }],
+                },
+              ],
+            },
+          ],
+        }),
+      ).toEqual([
+        [
+          '/subcommand/1/subcommand/0/name',
+          'error',
+          `this leaf of a bare-shell tool runs "${program}", which is a shell or env, as its program`,
+        ],
+      ]);
+    },
+  );
 });
 
 describe('SPEC §2 compat: shells with flags or through env are bare shells too', () => {

@@ -212,4 +212,35 @@ describe('SPEC §2 compat: shells with flags or through env, end to end', () => 
       ),
     ).toBe(true);
   });
+
+  it('SPEC §2 compat: a bare-shell "default" leaf with an option "-c" is refused at load: no shell string runs (one-shot CLI)', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    await writeFile(
+      join(scope.dir, '.ahma', 'tools', 'sh.json'),
+      JSON.stringify({
+        name: 'sh',
+        description: 'x',
+        command: 'sh',
+        synchronous: true,
+        subcommand: [
+          { name: 'default', description: 'd', options: [{ name: '-c', type: 'string' }] },
+        ],
+      }),
+    );
+    const result = await e2e.run(
+      [
+        '--sandbox-scope',
+        scope.dir,
+        '--tool_name',
+        'sh',
+        '--tool_args',
+        JSON.stringify({ '-c': 'echo $((6*7))' }),
+      ],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain('42');
+    const log = await readLog(scope);
+    expect(log.lines.some((line) => /has no program to run/.test(JSON.stringify(line)))).toBe(true);
+  });
 });
