@@ -194,3 +194,32 @@ describe('ArgumentValidator', () => {
     ]);
   });
 });
+
+describe('SPEC §2 compat: parameters named like Object.prototype members', () => {
+  const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty'];
+  const leaf = onlyLeaf({
+    options: names.map((name) => ({ name, type: 'string' })),
+    positional_args: [{ name: 'isPrototypeOf', type: 'integer' }],
+  });
+  const inputSchema = leafInputSchema(leaf);
+
+  it('SPEC §2 compat: a tool with an option "constructor" is callable without it (inherited members are not arguments)', () => {
+    expect(new ArgumentValidator().validate(inputSchema, {})).toEqual([]);
+  });
+
+  it('SPEC §2 compat: a tool with an option "constructor" is callable with it, and its type is still checked', () => {
+    const validator = new ArgumentValidator();
+    expect(
+      validator.validate(inputSchema, {
+        constructor: 'a',
+        toString: 'b',
+        valueOf: 'c',
+        hasOwnProperty: 'd',
+        isPrototypeOf: 1,
+      }),
+    ).toEqual([]);
+    expect(validator.validate(inputSchema, { constructor: 5 })).toEqual([
+      { field: 'constructor', message: 'argument "constructor" must be a string' },
+    ]);
+  });
+});
