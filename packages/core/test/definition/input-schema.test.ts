@@ -140,6 +140,17 @@ describe('ArgumentValidator', () => {
     ]);
   });
 
+  it('SPEC §2 argv: null unsets only declared arguments: an undeclared key given null is still an unknown argument', () => {
+    expect(validator.validate(schema, { ...good, bogus: null })).toEqual([
+      { field: 'bogus', message: expect.stringMatching(/^unknown argument "bogus" \(allowed: /) },
+    ]);
+    expect(validator.validate(schema, { ...good, relase: null })).toEqual([
+      { field: 'relase', message: 'unknown argument "relase" (did you mean "release"?)' },
+    ]);
+    // A meta-parameter is declared in every schema: null leaves it unset.
+    expect(validator.validate(schema, { ...good, timeout_seconds: null })).toEqual([]);
+  });
+
   it('R5.3: a wrong type names the field and the expected type', () => {
     expect(validator.validate(schema, { ...good, jobs: 'four' })).toEqual([
       { field: 'jobs', message: 'argument "jobs" must be an integer' },
