@@ -32,7 +32,9 @@ export {
 } from './definition/check-document.js';
 export {
   checkDefinitionSet,
+  resolveStep,
   stepTarget,
+  type StepResolution,
   type CheckedDefinition,
   type SetCheckResult,
 } from './definition/definition-set.js';

@@ -351,14 +351,14 @@ function unavailableTools(
   const leaves = definitions.flatMap((entry) =>
     entry.leaves.filter((leaf) => leaf.enabled).map((leaf) => ({ leaf, file: entry.file })),
   );
-  const names = new Set(leaves.map(({ leaf }) => leaf.name));
+  const enabled = leaves.map(({ leaf }) => leaf);
   let changed = removed.size > 0;
   while (changed) {
     changed = false;
     for (const { leaf, file } of leaves) {
       if (leaf.sequence === undefined || removed.has(leaf.name)) continue;
       for (const step of leaf.sequence) {
-        const target = removed.get(stepTarget(step, (name) => names.has(name)));
+        const target = removed.get(stepTarget(step, enabled));
         if (target === undefined) continue;
         removed.set(leaf.name, { name: leaf.name, file, cause: target.cause, calls: target.name });
         changed = true;

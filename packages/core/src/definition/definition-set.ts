@@ -137,27 +137,74 @@ function enabledTools(entries: readonly CheckedDefinition[]): Map<string, ToolLe
   return tools;
 }
 
+/** How a sequence step resolved against the tools it may call. */
+export type StepResolution =
+  | { readonly kind: 'tool'; readonly name: string }
+  /** No tool matches; `name` is the step as written ("sandboxed_shell" for the built-in). */
+  | { readonly kind: 'missing'; readonly name: string }
+  /** More than one tool matches (the file is refused); `name` is the first of `names`. */
+  | { readonly kind: 'ambiguous'; readonly name: string; readonly names: readonly string[] };
+
 /**
- * The tool a step calls: "<tool>_<subcommand>", with "default" (or no subcommand) meaning the tool.
- * Subcommand names may contain "_", and tool names join path segments with "_", so
- * `{"tool": "cargo", "subcommand": "nextest_run"}` names cargo_nextest_run whether nextest_run is one
- * word or nextest → run. When that tool does not exist, a `tool` that is already a flattened tool
- * name overlapping the subcommand path (the Rust ahma's docs write
- * `{"tool": "cargo_nextest", "subcommand": "nextest_run"}`) resolves to the tool they share.
+ * The tool a step calls, resolved against the leaves it may call (their produced names and their
+ * declared subcommand paths), never by rewriting the step's text alone:
+ * 1. "<tool>_<subcommand>" as written, equal to a produced tool name ("default", or no
+ *    subcommand, means the tool itself). Produced names are unique, so this never is ambiguous.
+ * 2. Otherwise a leaf whose declared path spells the step when some of its whole "default" path
+ *    words are left out (`{"tool":"cargo","subcommand":"fmt_default"}` is cargo → fmt → default),
+ *    or, for a `tool` that is already a flattened name overlapping the subcommand (the Rust ahma's
+ *    docs write `{"tool":"cargo_nextest","subcommand":"nextest_run"}`), the name they share.
+ * A "default" inside a subcommand name ("set_default") is never dropped: that named another leaf.
  */
-export function stepTarget(step: SequenceStep, isTool: (name: string) => boolean): string {
-  const path = (step.subcommand ?? DEFAULT_SEGMENT)
-    .split('_')
-    .filter((segment) => segment !== DEFAULT_SEGMENT);
-  const direct = [step.tool, ...path].join('_');
-  if (path.length === 0 || isTool(direct)) return direct;
-  const toolSegments = step.tool.split('_');
+export function resolveStep(step: SequenceStep, leaves: Iterable<ToolLeaf>): StepResolution {
+  const subcommand = step.subcommand ?? DEFAULT_SEGMENT;
+  const written = subcommand === DEFAULT_SEGMENT ? step.tool : `${step.tool}_${subcommand}`;
+  const candidates = [...leaves];
+  if (candidates.some((leaf) => leaf.name === written)) return { kind: 'tool', name: written };
+
+  const spellings = new Set([written, ...overlapSpellings(step.tool, subcommand)]);
+  const names = [
+    ...new Set(
+      candidates
+        .filter((leaf) => declaredSpellings(leaf).some((spelling) => spellings.has(spelling)))
+        .map((leaf) => leaf.name),
+    ),
+  ];
+  const [first, ...others] = names;
+  // As written: never the name of a tool that exists (step 1 would have found it), so a caller
+  // looking the name up cannot run a tool the step did not name.
+  if (first === undefined) return { kind: 'missing', name: written };
+  return others.length === 0
+    ? { kind: 'tool', name: first }
+    : { kind: 'ambiguous', name: first, names };
+}
+
+/** The resolved tool's name; the step as written when none matches (see resolveStep). */
+export function stepTarget(step: SequenceStep, leaves: Iterable<ToolLeaf>): string {
+  return resolveStep(step, leaves).name;
+}
+
+/** `tool` merged with `subcommand` where a trailing run of tool words starts the subcommand. */
+function overlapSpellings(tool: string, subcommand: string): string[] {
+  if (subcommand === DEFAULT_SEGMENT) return [];
+  const toolSegments = tool.split('_');
+  const path = subcommand.split('_');
+  const merged: string[] = [];
   for (let overlap = Math.min(toolSegments.length, path.length); overlap > 0; overlap--) {
     const shared = toolSegments.slice(-overlap).every((segment, i) => segment === path[i]);
-    const merged = [...toolSegments, ...path.slice(overlap)].join('_');
-    if (shared && isTool(merged)) return merged;
+    if (shared) merged.push([...toolSegments, ...path.slice(overlap)].join('_'));
   }
-  return direct;
+  return merged;
+}
+
+/** Every spelling of a leaf's name that keeps or drops each whole "default" path word. */
+function declaredSpellings(leaf: ToolLeaf): string[] {
+  let paths: string[][] = [[]];
+  for (const word of leaf.declaredPath) {
+    const kept = paths.map((path) => [...path, word]);
+    paths = word === DEFAULT_SEGMENT ? [...kept, ...paths] : kept;
+  }
+  return paths.map((path) => [leaf.definitionName, ...path].join('_'));
 }
 
 function checkSequences(
@@ -175,7 +222,16 @@ function checkSequences(
       const at = `${leaf.sequencePointer}/${index}`;
       const report = (pointer: string, message: string, hint?: string) =>
         found.push(diagnostic(entry.file, pointer, message, hint));
-      const target = stepTarget(step, (name) => tools.has(name));
+      const resolution = resolveStep(step, tools.values());
+      if (resolution.kind === 'ambiguous') {
+        report(
+          `${at}/tool`,
+          `step matches more than one tool: ${resolution.names.map((name) => `"${name}"`).join(' and ')}`,
+          'name the tool exactly: "tool" set to the full tool name, without "subcommand"',
+        );
+        return;
+      }
+      const target = resolution.name;
       const parameters = parametersOf(target, tools);
       if (parameters === undefined) {
         const suggestion = closestMatch(target, [...tools.keys(), SHELL_TOOL_NAME]);
@@ -240,11 +296,7 @@ function unusedSequenceParameters(
 ): Diagnostic[] {
   const taken = new Set(
     (leaf.sequence ?? []).flatMap(
-      (step) =>
-        parametersOf(
-          stepTarget(step, (name) => tools.has(name)),
-          tools,
-        ) ?? [],
+      (step) => parametersOf(stepTarget(step, tools.values()), tools) ?? [],
     ),
   );
   const lists = [
@@ -293,10 +345,7 @@ function findCycle(
     if (visited.has(name) || leaf.sequence === undefined) return undefined;
     visited.add(name);
     for (const step of leaf.sequence) {
-      const found = search(
-        stepTarget(step, (candidate) => tools.has(candidate)),
-        [...trail, name],
-      );
+      const found = search(stepTarget(step, tools.values()), [...trail, name]);
       if (found !== undefined) return found;
     }
     return undefined;

@@ -33,6 +33,11 @@ export interface ToolLeaf {
   readonly command: readonly string[];
   /** Subcommand words passed after the command ("default" segments removed). */
   readonly subcommandPath: readonly string[];
+  /**
+   * The subcommand names from the definition down to this leaf as declared, "default" included:
+   * sequence steps resolve against it, so "default" collapses only where it is a whole path word.
+   */
+  readonly declaredPath: readonly string[];
   /** The author's description of the leaf (or of the tool when it has no subcommands). */
   readonly baseDescription: string;
   readonly enabled: boolean;
@@ -91,6 +96,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         name: definition.name,
         pointer: '',
         subcommandPath: [],
+        declaredPath: [],
         baseDescription: definition.description,
         ...settle(inherited),
         options: [],
@@ -109,6 +115,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
   const walk = (
     subs: readonly SubcommandDefinition[],
     path: string[],
+    declaredNames: string[],
     pointer: (string | number)[],
     outer: Inherited,
   ) => {
@@ -121,8 +128,9 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         guidanceKey: sub.guidance_key ?? outer.guidanceKey,
       };
       const segments = sub.name === DEFAULT_SEGMENT ? path : [...path, sub.name];
+      const declaredHere = [...declaredNames, sub.name];
       if (sub.subcommand !== undefined) {
-        walk(sub.subcommand, segments, here, settings);
+        walk(sub.subcommand, segments, declaredHere, here, settings);
         return;
       }
       const ownSequence = sub.sequence;
@@ -134,6 +142,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         name: [definition.name, ...segments].join('_'),
         pointer: jsonPointer(here),
         subcommandPath: segments,
+        declaredPath: declaredHere,
         baseDescription: sub.description,
         ...settle(settings),
         options: (sub.options ?? []).filter((option) => !isWorkingDirectory(option)),
@@ -152,7 +161,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
       });
     });
   };
-  walk(definition.subcommand, [], [], inherited);
+  walk(definition.subcommand, [], [], [], inherited);
   return leaves;
 }
 
@@ -176,14 +185,82 @@ function isWorkingDirectory(parameter: ArgumentDefinition): boolean {
 /** Shells that, given no "-c", would read their first argument as a script file. */
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 
+/** The program that may start a shell found on PATH (`/usr/bin/env bash`). */
+const ENV = 'env';
+
+/** Shell options that take the next word as their value (a file for the long ones). */
+const VALUE_OPTIONS = new Set(['--rcfile', '--init-file']);
+
 /**
- * A `command` that is a shell alone (`sh`, `/bin/bash`, no `-c`): the Rust ahma's file tools use
- * it to group programs (`ls`, `grep`) under one definition. Each leaf then runs its first
- * subcommand word as the program, with argv; no value ever reaches a shell.
+ * What a `command` starting a shell does with the words after it:
+ * - `none`: it does not start a shell (directly or through `env SHELL`);
+ * - `script`: it gives the shell a script, as a `-c` string (`bash -c`, `sh -ec`) or a file named
+ *   in `command` itself (`bash note.sh`), so it runs as written;
+ * - `bare`: only the shell and flags (`sh`, `/usr/bin/env bash`, `bash --norc`, `sh -e`): the
+ *   shell would run the first word after it, a subcommand or an agent's value, as a script file
+ *   from the working directory. Such a tool runs each leaf's first subcommand word as the
+ *   program instead, with argv; the shell and its flags are not used (see isBareShell);
+ * - `unsafe`: the same danger in a spelling that cannot be read as a bare shell (options taking
+ *   a value, `--`, `env` with its own arguments): the file is refused.
+ */
+export type ShellCommandKind =
+  | { readonly kind: 'none' | 'script' | 'bare' }
+  | { readonly kind: 'unsafe'; readonly reason: string };
+
+export function shellCommandKind(command: readonly string[]): ShellCommandKind {
+  const [program, ...rest] = command;
+  if (program === undefined) return { kind: 'none' };
+  let options: readonly string[];
+  if (SHELLS.has(basename(program))) {
+    options = rest;
+  } else if (basename(program) === ENV) {
+    const at = rest.findIndex((word) => SHELLS.has(basename(word)));
+    if (at === -1) return { kind: 'none' };
+    if (at > 0) {
+      return { kind: 'unsafe', reason: `"${program}" has its own arguments before the shell` };
+    }
+    options = rest.slice(1);
+  } else {
+    return { kind: 'none' };
+  }
+  let valueOption: string | undefined;
+  for (let index = 0; index < options.length; index++) {
+    const word = options[index] ?? '';
+    if (runsString(word)) return { kind: 'script' };
+    if (word === '--') return { kind: 'unsafe', reason: '"--" makes the next word a script file' };
+    if (!/^[-+]/.test(word)) return { kind: 'script' };
+    if (VALUE_OPTIONS.has(word) || /^[-+][A-Za-z]*[oO]$/.test(word)) {
+      valueOption ??= word;
+      index++;
+    }
+  }
+  return valueOption === undefined
+    ? { kind: 'bare' }
+    : { kind: 'unsafe', reason: `"${valueOption}" takes a value` };
+}
+
+/** `-c` itself or a short-option cluster holding it (`-ec`); long forms (`--command`) too. */
+function runsString(word: string): boolean {
+  return /^-[A-Za-z]*c[A-Za-z]*$/.test(word) || word.startsWith('--command');
+}
+
+function basename(word: string): string {
+  return word.split('/').at(-1) ?? '';
+}
+
+/** Whether `word` (a program name or path) is a shell or `env`, which could start one. */
+export function isShellOrEnv(word: string): boolean {
+  return SHELLS.has(basename(word)) || basename(word) === ENV;
+}
+
+/**
+ * A `command` that is a bare shell (`sh`, `/bin/bash`, `/usr/bin/env bash`, `bash --norc`; no
+ * `-c`, no script): the Rust ahma's file tools use `sh` to group programs (`ls`, `grep`) under
+ * one definition. Each leaf then runs its first subcommand word as the program, with argv; no
+ * value ever reaches a shell.
  */
 export function isBareShell(command: readonly string[]): boolean {
-  const [program, ...rest] = command;
-  return rest.length === 0 && program !== undefined && SHELLS.has(program.split('/').at(-1) ?? '');
+  return shellCommandKind(command).kind === 'bare';
 }
 
 /** Splits `command` into the executable and its fixed leading arguments. */

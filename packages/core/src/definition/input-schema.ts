@@ -93,15 +93,21 @@ function parameterSchema(parameter: ArgumentDefinition): JsonSchema {
 }
 
 /**
- * The arguments with every optional one given as `null` left out: `null` unsets an optional
- * argument (it gives nothing, even where a default would apply), so it is valid whatever the
- * argument's type. A required argument given as `null` stays and fails its type check.
+ * The arguments with every declared optional one given as `null` left out: `null` unsets an
+ * optional argument (it gives nothing, even where a default would apply), so it is valid whatever
+ * the argument's type. A required argument given as `null` stays and fails its type check, and so
+ * does an undeclared key (it stays an unknown argument: a typo must not pass silently).
  */
 function withoutUnsetting(inputSchema: JsonSchema, args: unknown): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
   const required = Array.isArray(inputSchema['required']) ? inputSchema['required'] : [];
+  const properties = inputSchema['properties'];
+  const declared = (key: string) =>
+    typeof properties === 'object' && properties !== null && Object.hasOwn(properties, key);
   return Object.fromEntries(
-    Object.entries(args).filter(([key, value]) => value !== null || required.includes(key)),
+    Object.entries(args).filter(
+      ([key, value]) => value !== null || !declared(key) || required.includes(key),
+    ),
   );
 }
 

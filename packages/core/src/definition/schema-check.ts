@@ -25,6 +25,10 @@ export function createSchemaCompiler(noun: Noun = 'key'): (schema: JsonSchema) =
     strict: true,
     allowUnionTypes: true,
     validateSchema: false,
+    // Only the data's own keys are properties: without it a parameter named like an
+    // Object.prototype member ("constructor", "toString") is "present" in every call (an
+    // inherited function, never a string), and its tool cannot be called at all.
+    ownProperties: true,
   });
   ajv.addFormat('path', true);
   return (schema) => {

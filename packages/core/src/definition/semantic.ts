@@ -1,7 +1,15 @@
 // Checks that a schema cannot express, on one schema-valid definition: names, argument
 // declarations, inheritance and sequence shape. Cross-file checks live in definition-set.ts.
 import { diagnostic, jsonPointer, warning, type Diagnostic, type Severity } from './diagnostic.js';
-import { SEQUENCE_COMMAND, splitCommand, WORKING_DIRECTORY, type ToolLeaf } from './flatten.js';
+import {
+  DEFAULT_SEGMENT,
+  isShellOrEnv,
+  SEQUENCE_COMMAND,
+  shellCommandKind,
+  splitCommand,
+  WORKING_DIRECTORY,
+  type ToolLeaf,
+} from './flatten.js';
 import { isMetaParameter } from './input-schema.js';
 import { checkLivelog } from './livelog-checks.js';
 import { article } from './schema-check.js';
@@ -24,6 +32,7 @@ export function checkDefinition(
 
   checkNames(definition, leaves, report);
   checkSequenceShape(definition, report);
+  checkShellCommand(definition, leaves, report);
   checkLivelog(definition, report);
   checkSiblings(definition.subcommand, '', report);
   walkSubcommands(definition.subcommand, [], (sub, pointer) =>
@@ -57,6 +66,74 @@ function checkNames(definition: ToolDefinition, leaves: readonly ToolLeaf[], rep
         namePointer,
         `produces the tool name "${leaf.name}" (${leaf.name.length} characters)`,
         `MCP clients accept at most ${MAX_TOOL_NAME_LENGTH}; shorten the names on this path`,
+      );
+    }
+  }
+}
+
+/**
+ * A shell given no script runs its first argument as a script FILE from the working directory (a
+ * planted `ls`, not /bin/ls). A spelling that cannot safely be read as a bare shell is refused.
+ * A livelog tool does not run `command` (it runs its source), so it is not checked.
+ */
+function checkShellCommand(
+  definition: ToolDefinition,
+  leaves: readonly ToolLeaf[],
+  report: Report,
+): void {
+  if (definition.tool_type === 'livelog') return;
+  const shell = shellCommandKind(splitCommand(definition.command));
+  if (shell.kind === 'bare') {
+    checkBareShellLeaves(definition, leaves, report);
+    return;
+  }
+  if (shell.kind !== 'unsafe') return;
+  report(
+    '/command',
+    `"${definition.command}" starts a shell that would run its first argument as a script file (${shell.reason})`,
+    'use the shell alone ("sh", "/usr/bin/env bash") to run each subcommand as its own program with argv, or give it a script: "-c" or a script file in "command"',
+  );
+}
+
+/**
+ * A bare-shell tool runs each leaf's first subcommand word as the program. A leaf without one
+ * (a "default" leaf, or a tool without subcommands) would run the shell itself with the agent's
+ * values as its arguments (an option "-c" made it a shell string), and so would a program word
+ * that is itself a shell or env: both are refused.
+ */
+function checkBareShellLeaves(
+  definition: ToolDefinition,
+  leaves: readonly ToolLeaf[],
+  report: Report,
+): void {
+  if (definition.subcommand === undefined) {
+    report(
+      '/command',
+      `a bare shell ("${definition.command}") without subcommands has no program to run`,
+      'name the program in "command", or add subcommands named after the programs they run (ls, grep)',
+    );
+    return;
+  }
+  for (const leaf of leaves) {
+    if (leaf.sequence !== undefined) continue;
+    const program = leaf.subcommandPath[0];
+    if (program === undefined) {
+      report(
+        `${leaf.pointer}/name`,
+        'this leaf of a bare-shell tool has no program to run: its subcommand path is empty',
+        'name the subcommand after the program it runs (a "default" leaf runs the shell itself)',
+      );
+    } else if (isShellOrEnv(program)) {
+      // The subcommand that declares the program word: the first one on the path not "default".
+      const depth = leaf.declaredPath.findIndex((name) => name !== DEFAULT_SEGMENT) + 1;
+      const at = leaf.pointer
+        .split('/')
+        .slice(0, 2 * depth + 1)
+        .join('/');
+      report(
+        `${at}/name`,
+        `this leaf of a bare-shell tool runs "${program}", which is a shell or env, as its program`,
+        'a bare-shell tool runs programs with argv; use the built-in sandboxed_shell for shell scripts',
       );
     }
   }

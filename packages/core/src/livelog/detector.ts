@@ -39,74 +39,116 @@ export function isClean(reply: string): boolean {
   return /^clean\b/i.test(reply.trim());
 }
 
+/** Shortest piece of the key that is redacted wherever it appears (the whole key when shorter). */
+export const REDACTED_KEY_PREFIX = 8;
+
+/**
+ * Removes the API key from a text: every occurrence of its first REDACTED_KEY_PREFIX characters,
+ * with as much of the rest of the key as follows them, becomes "[redacted]". A piece is enough to
+ * match, so a key an endpoint echoes in part (or a text cut inside the key) is caught too.
+ */
+export function keyRedactor(apiKey: string | undefined): (text: string) => string {
+  if (apiKey === undefined || apiKey === '') return (text) => text;
+  const prefix = apiKey.slice(0, REDACTED_KEY_PREFIX);
+  return (text) => {
+    let out = '';
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(prefix, from);
+      if (at === -1) return out + text.slice(from);
+      let end = at + prefix.length;
+      while (end < text.length && end - at < apiKey.length && text[end] === apiKey[end - at]) end++;
+      out += `${text.slice(from, at)}[redacted]`;
+      from = end;
+    }
+  };
+}
+
 export function openAiDetector(options: OpenAiDetectorOptions): Detector {
-  const url = `${options.baseUrl}/chat/completions`;
-  const redact = (text: string) =>
-    options.apiKey === undefined || options.apiKey === ''
-      ? text
-      : text.replaceAll(options.apiKey, '[redacted]');
+  const redact = keyRedactor(options.apiKey);
+  const check = uncheckedDetector(options, redact);
   return {
+    // Every text that leaves the detector (a summary becomes an alert and a log line, an error a
+    // report and a log line) is redacted; an unexpected error too, not only a DetectorError.
     async check(chunk, signal) {
-      const timeout = AbortSignal.timeout(options.timeoutMs);
-      let response: Response;
-      let body: string;
+      let verdict: Verdict;
       try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(options.apiKey === undefined || options.apiKey === ''
-              ? {}
-              : { authorization: `Bearer ${options.apiKey}` }),
-          },
-          body: JSON.stringify({
-            model: options.model,
-            messages: [
-              {
-                role: 'system',
-                content: `${ANSWER_RULES}\n\nCriteria:\n${options.detectionPrompt}`,
-              },
-              { role: 'user', content: chunk },
-            ],
-            temperature: 0,
-            max_tokens: 256,
-            stream: false,
-          }),
-          // The key must never follow a redirect to another host.
-          redirect: 'error',
-          signal: AbortSignal.any([signal, timeout]),
-        });
-        body = await readBounded(response);
+        verdict = await check(chunk, signal);
       } catch (error) {
-        if (signal.aborted) throw new DetectorError('the monitor stopped');
-        if (timeout.aborted) {
-          throw new DetectorError(
-            `${url} did not answer within ${String(options.timeoutMs / 1000)} s (llm_timeout_seconds)`,
-          );
-        }
-        throw new DetectorError(redact(`could not reach ${url}: ${describeFetchError(error)}`));
+        throw new DetectorError(redact(error instanceof Error ? error.message : String(error)));
       }
-      if (!response.ok) {
-        throw new DetectorError(
-          redact(`${url} answered HTTP ${String(response.status)}: ${oneLine(body, 200)}`),
-        );
-      }
-      const content = replyContent(body);
-      if (content === undefined) {
-        throw new DetectorError(
-          redact(`${url} sent no choices[0].message.content: ${oneLine(body, 200)}`),
-        );
-      }
-      if (isClean(content)) return { clean: true };
-      const summary = content.trim();
-      return {
-        clean: false,
-        summary:
-          summary.length > MAX_SUMMARY_CHARS
-            ? `${summary.slice(0, MAX_SUMMARY_CHARS)} […]`
-            : summary,
-      };
+      return verdict.clean ? verdict : { clean: false, summary: redact(verdict.summary) };
     },
+  };
+}
+
+/**
+ * The endpoint call. Bodies are redacted before they are cut to a bounded length, so the cut can
+ * never leave a piece of the key too short to be recognised.
+ */
+function uncheckedDetector(
+  options: OpenAiDetectorOptions,
+  redact: (text: string) => string,
+): (chunk: string, signal: AbortSignal) => Promise<Verdict> {
+  const url = `${options.baseUrl}/chat/completions`;
+  return async (chunk, signal) => {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    let response: Response;
+    let body: string;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(options.apiKey === undefined || options.apiKey === ''
+            ? {}
+            : { authorization: `Bearer ${options.apiKey}` }),
+        },
+        body: JSON.stringify({
+          model: options.model,
+          messages: [
+            {
+              role: 'system',
+              content: `${ANSWER_RULES}\n\nCriteria:\n${options.detectionPrompt}`,
+            },
+            { role: 'user', content: chunk },
+          ],
+          temperature: 0,
+          max_tokens: 256,
+          stream: false,
+        }),
+        // The key must never follow a redirect to another host.
+        redirect: 'error',
+        signal: AbortSignal.any([signal, timeout]),
+      });
+      body = await readBounded(response);
+    } catch (error) {
+      if (signal.aborted) throw new DetectorError('the monitor stopped');
+      if (timeout.aborted) {
+        throw new DetectorError(
+          `${url} did not answer within ${String(options.timeoutMs / 1000)} s (llm_timeout_seconds)`,
+        );
+      }
+      throw new DetectorError(`could not reach ${url}: ${describeFetchError(error)}`);
+    }
+    if (!response.ok) {
+      throw new DetectorError(
+        `${url} answered HTTP ${String(response.status)}: ${oneLine(redact(body), 200)}`,
+      );
+    }
+    const content = replyContent(body);
+    if (content === undefined) {
+      throw new DetectorError(
+        `${url} sent no choices[0].message.content: ${oneLine(redact(body), 200)}`,
+      );
+    }
+    if (isClean(content)) return { clean: true };
+    const summary = redact(content).trim();
+    return {
+      clean: false,
+      summary:
+        summary.length > MAX_SUMMARY_CHARS ? `${summary.slice(0, MAX_SUMMARY_CHARS)} […]` : summary,
+    };
   };
 }
 

@@ -4,7 +4,7 @@
 // passed as a command-line argument). A step that calls another sequence is expanded in place.
 import { prepareInvocation } from '../argv/prepare.js';
 import { resolveWorkingDirectory } from '../argv/paths.js';
-import { stepTarget } from '../definition/definition-set.js';
+import { resolveStep } from '../definition/definition-set.js';
 import type { ToolLeaf } from '../definition/flatten.js';
 import { isMetaParameter, type ArgumentValidator } from '../definition/input-schema.js';
 import type { LoadedTool } from '../definition/load.js';
@@ -77,7 +77,11 @@ function expand(
     throw new AhmaError('SEQUENCE_INVALID', `${leaf.name}: sequences nest too deeply`);
   }
   return (leaf.sequence ?? []).flatMap((step, index) => {
-    const target = stepTarget(step, (name) => context.tools.has(name));
+    const resolution = resolveStep(
+      step,
+      [...context.tools.values()].map((tool) => tool.leaf),
+    );
+    const target = resolution.name;
     const where = `${leaf.name} step ${String(index + 1)} (${target})`;
     const label = `${prefix}${target}${step.description === undefined ? '' : ` — ${step.description}`}`;
     const stepArgs = step.args ?? {};
@@ -95,6 +99,13 @@ function expand(
       ];
     }
 
+    if (resolution.kind === 'ambiguous') {
+      // Refused when the files load; kept here so a step never picks one of two tools by chance.
+      throw new AhmaError(
+        'SEQUENCE_INVALID',
+        `${where}: the step matches more than one tool (${resolution.names.join(', ')})`,
+      );
+    }
     const tool = context.tools.get(target);
     if (tool === undefined) {
       throw new AhmaError(

@@ -215,6 +215,7 @@ describe('prepareInvocation: substituted values, and nothing left behind', () =>
     pointer: '',
     command: ['tool'],
     subcommandPath: [],
+    declaredPath: [],
     baseDescription: 'A tool.',
     enabled: true,
     synchronous: true,

@@ -32,6 +32,7 @@ function makeLeaf(overrides: Partial<ToolLeaf> = {}): ToolLeaf {
     pointer: '/subcommand/0',
     command: ['tool', '--fixed'],
     subcommandPath: ['run'],
+    declaredPath: ['run'],
     baseDescription: 'Runs the tool',
     enabled: true,
     synchronous: false,

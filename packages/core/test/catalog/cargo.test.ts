@@ -46,9 +46,14 @@ describe('cargo_qualitycheck', () => {
   it('R6.1: is a subcommand-level sequence of cargo fmt → clippy → test → build', () => {
     const leaf = qualitycheck();
     expect(leaf.sequencePointer).toBe(`${leaf.pointer}/sequence`);
-    expect(leaf.sequence?.map((step) => stepTarget(step, (name) => loaded.has(name)))).toEqual(
-      STEPS.map(([tool]) => tool),
-    );
+    expect(
+      leaf.sequence?.map((step) =>
+        stepTarget(
+          step,
+          loaded.tools.map((tool) => tool.leaf),
+        ),
+      ),
+    ).toEqual(STEPS.map(([tool]) => tool));
     // It declares no parameters of its own: every step's arguments are fixed by the definition.
     expect([...leaf.options, ...leaf.positionals]).toEqual([]);
   });
@@ -62,7 +67,12 @@ describe('cargo_qualitycheck', () => {
     const argvs = await Promise.all(
       steps.map((step) =>
         argvOf(
-          loaded.tool(stepTarget(step, (name) => loaded.has(name))),
+          loaded.tool(
+            stepTarget(
+              step,
+              loaded.tools.map((tool) => tool.leaf),
+            ),
+          ),
           step.args ?? {},
           CATALOG_DIR,
         ),

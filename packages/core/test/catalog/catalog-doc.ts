@@ -54,7 +54,10 @@ function renderTool(tool: LoadedTool, byName: ReadonlyMap<string, LoadedTool>): 
   const lines = [`- **\`${tool.name}\`** (${mode}): ${text(leaf.baseDescription)}`];
   if (leaf.sequence !== undefined) {
     const steps = leaf.sequence.map((step) => {
-      const name = stepTarget(step, (candidate) => byName.has(candidate));
+      const name = stepTarget(
+        step,
+        [...byName.values()].map((tool) => tool.leaf),
+      );
       const target = byName.get(name);
       const argv = target === undefined ? [name] : buildArgv(target.leaf, step.args ?? {});
       return `\`${argv.join(' ')}\``;

@@ -247,7 +247,7 @@ describe('SPEC §2 compat: a bare shell as command', () => {
     },
   );
 
-  it('SPEC §2 compat: a shell with -c, or a shell tool without subcommands, keeps its command', () => {
+  it('SPEC §2 compat: a shell with -c keeps its command', () => {
     expect(
       only(
         leavesOf({
@@ -258,15 +258,153 @@ describe('SPEC §2 compat: a bare shell as command', () => {
         }),
       ).command,
     ).toEqual(['bash', '-c']);
-    expect(only(leavesOf({ name: 'runner', description: 'd', command: 'sh' })).command).toEqual([
-      'sh',
+  });
+
+  const problems = (document: unknown) =>
+    diagnosticsFor(document).map((d) => [d.pointer, d.severity, d.message]);
+
+  it('SPEC §2 compat: a bare-shell "default" leaf (no program word) is refused; an option "-c" would reach the shell', () => {
+    expect(
+      problems({
+        name: 'sh',
+        description: 'x',
+        command: 'sh',
+        subcommand: [
+          { name: 'default', description: 'd', options: [{ name: '-c', type: 'string' }] },
+        ],
+      }),
+    ).toEqual([
+      [
+        '/subcommand/0/name',
+        'error',
+        'this leaf of a bare-shell tool has no program to run: its subcommand path is empty',
+      ],
     ]);
   });
+
+  it('SPEC §2 compat: a bare-shell tool without subcommands is refused', () => {
+    expect(
+      problems({
+        name: 'runner',
+        description: 'd',
+        command: 'sh',
+      }).concat(problems({ name: 'runner', description: 'd', command: '/usr/bin/env bash' })),
+    ).toEqual([
+      ['/command', 'error', 'a bare shell ("sh") without subcommands has no program to run'],
+      [
+        '/command',
+        'error',
+        'a bare shell ("/usr/bin/env bash") without subcommands has no program to run',
+      ],
+    ]);
+  });
+
+  it.each(['bash', 'zsh', 'env'])(
+    'SPEC §2 compat: a bare-shell leaf whose program word is "%s" is refused',
+    (program) => {
+      expect(
+        problems({
+          name: 'files',
+          description: 'x',
+          command: 'sh',
+          subcommand: [
+            { name: 'ls', description: 'List.' },
+            {
+              name: 'default',
+              description: 'd',
+              subcommand: [
+                {
+                  name: program,
+                  description: 'd',
+                  positional_args: [{ name: 'args', type: 'array', accepts_options: true }],
+                },
+              ],
+            },
+          ],
+        }),
+      ).toEqual([
+        [
+          '/subcommand/1/subcommand/0/name',
+          'error',
+          `this leaf of a bare-shell tool runs "${program}", which is a shell or env, as its program`,
+        ],
+      ]);
+    },
+  );
+});
+
+describe('SPEC §2 compat: shells with flags or through env are bare shells too', () => {
+  const files = (command: string) => ({
+    name: 'files',
+    description: 'File tools.',
+    command,
+    subcommand: [
+      {
+        name: 'ls',
+        description: 'List.',
+        positional_args: [{ name: 'path', type: 'string', format: 'path' }],
+      },
+    ],
+  });
+
+  it.each(['/usr/bin/env bash', 'env sh', 'sh -e', 'bash --norc', 'bash --norc --noprofile -x'])(
+    'SPEC §2 compat: "command": "%s" runs each leaf\'s subcommand word as the program, with argv',
+    async (command) => {
+      const prepared = await prepareInvocation(
+        only(leavesOf(files(command))),
+        { path: 'a' },
+        {
+          scope,
+        },
+      );
+      expect(prepared.argv).toEqual(['ls', join(scope, 'a')]);
+    },
+  );
+
+  it.each([
+    ['bash -o errexit', '"-o" takes a value'],
+    ['bash --rcfile rc', '"--rcfile" takes a value'],
+    ['sh --', '"--" makes the next word a script file'],
+    ['env -i bash', '"env" has its own arguments before the shell'],
+  ])('SPEC §2 compat: "command": "%s" is refused: %s', (command, reason) => {
+    expect(diagnosticsFor(files(command)).map((d) => [d.pointer, d.severity, d.message])).toEqual([
+      [
+        '/command',
+        'error',
+        `"${command}" starts a shell that would run its first argument as a script file (${reason})`,
+      ],
+    ]);
+  });
+
+  it.each(['bash -ec', 'sh -c', '/usr/bin/env bash -c', 'bash note.sh'])(
+    'SPEC §2 compat: "command": "%s" gives the shell a script and keeps its command',
+    (command) => {
+      expect(only(leavesOf(files(command))).command).toEqual(command.split(' '));
+    },
+  );
 });
 
 describe('SPEC §9 compat: sequence steps with "_" in names', () => {
-  const tools = new Set(['cargo_nextest_run', 'cargo_clippy', 'cargo_fmt', 'gh_pr_create']);
-  const isTool = (name: string) => tools.has(name);
+  const tools = [
+    ...leavesOf({
+      name: 'cargo',
+      description: 'd',
+      command: 'cargo',
+      subcommand: [
+        { name: 'nextest', description: 'd', subcommand: [{ name: 'run', description: 'd' }] },
+        { name: 'clippy', description: 'd' },
+        { name: 'fmt', description: 'd' },
+      ],
+    }),
+    ...leavesOf({
+      name: 'gh',
+      description: 'd',
+      command: 'gh',
+      subcommand: [
+        { name: 'pr', description: 'd', subcommand: [{ name: 'create', description: 'd' }] },
+      ],
+    }),
+  ];
   it.each([
     [{ tool: 'cargo', subcommand: 'nextest_run' }, 'cargo_nextest_run'],
     [{ tool: 'cargo_nextest', subcommand: 'nextest_run' }, 'cargo_nextest_run'],
@@ -274,7 +412,7 @@ describe('SPEC §9 compat: sequence steps with "_" in names', () => {
     [{ tool: 'cargo_fmt', subcommand: 'default' }, 'cargo_fmt'],
     [{ tool: 'gh', subcommand: 'pr_create' }, 'gh_pr_create'],
   ])('SPEC §9: step %j calls %s', (step, target) => {
-    expect(stepTarget(step, isTool)).toBe(target);
+    expect(stepTarget(step, tools)).toBe(target);
   });
 
   it('SPEC §9: a step naming a one-word "nextest_run" subcommand runs it as one argv word', () => {

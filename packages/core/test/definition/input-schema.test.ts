@@ -140,6 +140,17 @@ describe('ArgumentValidator', () => {
     ]);
   });
 
+  it('SPEC §2 argv: null unsets only declared arguments: an undeclared key given null is still an unknown argument', () => {
+    expect(validator.validate(schema, { ...good, bogus: null })).toEqual([
+      { field: 'bogus', message: expect.stringMatching(/^unknown argument "bogus" \(allowed: /) },
+    ]);
+    expect(validator.validate(schema, { ...good, relase: null })).toEqual([
+      { field: 'relase', message: 'unknown argument "relase" (did you mean "release"?)' },
+    ]);
+    // A meta-parameter is declared in every schema: null leaves it unset.
+    expect(validator.validate(schema, { ...good, timeout_seconds: null })).toEqual([]);
+  });
+
   it('R5.3: a wrong type names the field and the expected type', () => {
     expect(validator.validate(schema, { ...good, jobs: 'four' })).toEqual([
       { field: 'jobs', message: 'argument "jobs" must be an integer' },
@@ -191,6 +202,35 @@ describe('ArgumentValidator', () => {
     expect(validator.validate(leafInputSchema(onlyLeaf({})), undefined)).toEqual([]);
     expect(validator.validate(schema, [])).toEqual([
       { field: '', message: 'arguments must be an object' },
+    ]);
+  });
+});
+
+describe('SPEC §2 compat: parameters named like Object.prototype members', () => {
+  const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty'];
+  const leaf = onlyLeaf({
+    options: names.map((name) => ({ name, type: 'string' })),
+    positional_args: [{ name: 'isPrototypeOf', type: 'integer' }],
+  });
+  const inputSchema = leafInputSchema(leaf);
+
+  it('SPEC §2 compat: a tool with an option "constructor" is callable without it (inherited members are not arguments)', () => {
+    expect(new ArgumentValidator().validate(inputSchema, {})).toEqual([]);
+  });
+
+  it('SPEC §2 compat: a tool with an option "constructor" is callable with it, and its type is still checked', () => {
+    const validator = new ArgumentValidator();
+    expect(
+      validator.validate(inputSchema, {
+        constructor: 'a',
+        toString: 'b',
+        valueOf: 'c',
+        hasOwnProperty: 'd',
+        isPrototypeOf: 1,
+      }),
+    ).toEqual([]);
+    expect(validator.validate(inputSchema, { constructor: 5 })).toEqual([
+      { field: 'constructor', message: 'argument "constructor" must be a string' },
     ]);
   });
 });

@@ -50,7 +50,7 @@ describe('step targets', () => {
     [{ tool: 'cargo_nextest_run' }, 'cargo_nextest_run'],
     [{ tool: 'sandboxed_shell' }, 'sandboxed_shell'],
   ])('R6.1: step %j calls %s', (step, target) => {
-    expect(stepTarget(step, () => false)).toBe(target);
+    expect(stepTarget(step, leavesOf(cargo))).toBe(target);
   });
 
   it('R6.1: steps resolve both {tool:"cargo",subcommand:"build"} and {tool:"cargo_fmt",subcommand:"default"}', () => {
@@ -388,5 +388,112 @@ describe('sequence tools', () => {
       ['make_all', '/subcommand/1/sequence', 5],
     ]);
     expect(leaves[1]?.command).toEqual(['make', '-s']);
+  });
+});
+
+describe("SPEC §2 compat: steps resolve against the called tool's real leaves", () => {
+  /** `set` and `set_default` side by side: "default" inside a name is not a path word. */
+  const cfg = {
+    name: 'cfg',
+    description: 'x',
+    command: 'echo',
+    subcommand: [
+      { name: 'set', description: 's' },
+      { name: 'set_default', description: 'd' },
+    ],
+  };
+  const targetOf = (documents: Record<string, unknown>, name = 'seq') => {
+    const outcome = checkDocuments(documents);
+    expect(outcome.diagnostics).toEqual([]);
+    const leaves = outcome.accepted.flatMap((entry) => entry.leaves);
+    const sequence = leaves.find((leaf) => leaf.name === name)?.sequence ?? [];
+    return sequence.map((step) => stepTarget(step, leaves));
+  };
+
+  it('SPEC §2 compat: a subcommand named "set_default" is called as written, not as its sibling "set"', () => {
+    expect(
+      targetOf({
+        'cfg.json': cfg,
+        'seq.json': {
+          name: 'seq',
+          description: 'x',
+          command: 'sequence',
+          sequence: [
+            { tool: 'cfg', subcommand: 'set_default' },
+            { tool: 'cfg', subcommand: 'set' },
+            { tool: 'cfg_set_default' },
+          ],
+        },
+      }),
+    ).toEqual(['cfg_set_default', 'cfg_set', 'cfg_set_default']);
+  });
+
+  it('SPEC §2 compat: "default" collapses only as a whole declared path word', () => {
+    // Without a set_default leaf, "set_default" names nothing: set has no "default" child.
+    const outcome = checkDocuments({
+      'cfg.json': { ...cfg, subcommand: [{ name: 'set', description: 's' }] },
+      'seq.json': {
+        name: 'seq',
+        description: 'x',
+        command: 'sequence',
+        sequence: [{ tool: 'cfg', subcommand: 'set_default' }],
+      },
+    });
+    expect(outcome.diagnostics.map((d) => [d.file, d.pointer, d.message])).toEqual([
+      [
+        'seq.json',
+        '/sequence/0/tool',
+        'step calls "cfg_set_default", which is not a defined, enabled tool',
+      ],
+    ]);
+    // With a declared set → default leaf, "set_default" and "set" both call it.
+    expect(
+      targetOf({
+        'cfg.json': {
+          ...cfg,
+          subcommand: [
+            { name: 'set', description: 's', subcommand: [{ name: 'default', description: 'd' }] },
+          ],
+        },
+        'seq.json': {
+          name: 'seq',
+          description: 'x',
+          command: 'sequence',
+          sequence: [
+            { tool: 'cfg', subcommand: 'set_default' },
+            { tool: 'cfg', subcommand: 'set' },
+            { tool: 'cfg_set', subcommand: 'default' },
+          ],
+        },
+      }),
+    ).toEqual(['cfg_set', 'cfg_set', 'cfg_set']);
+  });
+
+  it('SPEC §2 compat: a step that matches two tools is refused, naming both', () => {
+    // "x_a_a" + "a_a_y" overlaps by one word (x_a_a_a_y) and by two (x_a_a_y).
+    const outcome = checkDocuments({
+      'x.json': {
+        name: 'x',
+        description: 'x',
+        command: 'echo',
+        subcommand: [
+          { name: 'a_a_y', description: 'one' },
+          { name: 'a_a_a_y', description: 'two' },
+        ],
+      },
+      'seq.json': {
+        name: 'seq',
+        description: 'x',
+        command: 'sequence',
+        sequence: [{ tool: 'x_a_a', subcommand: 'a_a_y' }],
+      },
+    });
+    expect(outcome.diagnostics.map((d) => [d.file, d.pointer, d.message])).toEqual([
+      [
+        'seq.json',
+        '/sequence/0/tool',
+        'step matches more than one tool: "x_a_a_y" and "x_a_a_a_y"',
+      ],
+    ]);
   });
 });

@@ -316,3 +316,36 @@ describe('one-shot CLI', () => {
     expect(result).toMatchObject({ code: 4, stdout: 'boom\nbang\nbye\n', stderr: '' });
   });
 });
+
+describe('SPEC §2 compat: a parameter named like an Object.prototype member', () => {
+  it('SPEC §2 compat: a tool with an option "constructor" is callable with and without it (one-shot CLI)', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    await writeFile(
+      join(scope.dir, '.ahma', 'tools', 'proto.json'),
+      JSON.stringify({
+        name: 'proto',
+        description: 'x',
+        command: 'echo',
+        synchronous: true,
+        subcommand: [
+          {
+            name: 'default',
+            description: 'd',
+            options: [{ name: 'constructor', type: 'string' }],
+          },
+        ],
+      }),
+    );
+    const call = (args: Record<string, unknown>) =>
+      e2e.run(
+        ['--sandbox-scope', scope.dir, '--tool_name', 'proto', '--tool_args', JSON.stringify(args)],
+        { cwd: scope.dir, env: scope.env },
+      );
+    const without = await call({});
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stdout).toBe('\n');
+    const given = await call({ constructor: 'x' });
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stdout).toBe('--constructor x\n');
+  });
+});

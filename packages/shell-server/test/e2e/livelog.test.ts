@@ -300,6 +300,37 @@ describe('livelog tools', () => {
     expect(everything).not.toContain(key);
   });
 
+  it('SPEC §2 livelog: the key is redacted from alert summaries, from reports cut at 200 characters, and as a 12-character piece', async () => {
+    const llm = await endpoint();
+    const key = `sk-e2e-${uniqueMarker()}-${uniqueMarker()}`;
+    llm.mode = 'issue-with-key';
+    const m = await monitor(
+      'echo one; sleep 2; echo two; sleep 300',
+      { llm_provider: { base_url: llm.baseUrl, model: 'tiny', api_key: '${E2E_LLM_KEY}' } },
+      { E2E_LLM_KEY: key },
+    );
+    const id = await m.start();
+    await waitFor(() => llm.requests.length >= 1, 'the first chunk', 15_000);
+    llm.mode = 'unauthorized-cut';
+    const [issue, refusal] = await waitFor(
+      () => (m.alerts().length >= 2 ? m.alerts() : undefined),
+      'the issue alert and the refusal report',
+      15_000,
+    );
+    expect(issue?.alert).toContain('the log shows Bearer [redacted], and a piece: [redacted].');
+    expect(refusal?.alert).toContain('answered HTTP 401');
+    expect(refusal?.alert).toContain('Bearer [redacted]');
+    const result = await cancel(m.server, id);
+    const everything = [
+      JSON.stringify(m.messages),
+      JSON.stringify(result),
+      m.server.stderr(),
+      (await readLog(m.scope)).text,
+    ].join('\n');
+    // Not even the 10 characters the cut at 200 would have left.
+    expect(everything).not.toContain(key.slice(0, 10));
+  });
+
   it('R7 livelog: the source runs confined: it cannot write outside the scope, and what it tried is checked', async () => {
     const llm = await endpoint();
     const outside = await e2e.outsideDir();

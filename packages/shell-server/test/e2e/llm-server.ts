@@ -19,7 +19,11 @@ export type LlmMode =
   /** Never answers (the request stays open until the client gives up). */
   | 'hang'
   /** HTTP 401 whose body echoes the Authorization header it got (a hostile or careless endpoint). */
-  | 'unauthorized';
+  | 'unauthorized'
+  /** The same, padded so that the key straddles character 200 of the body (where reports cut it). */
+  | 'unauthorized-cut'
+  /** An issue whose summary quotes the Authorization header and a 12-character piece of the key. */
+  | 'issue-with-key';
 
 export class LlmServer {
   readonly requests: LlmRequest[] = [];
@@ -91,7 +95,22 @@ export class LlmServer {
       response.end(JSON.stringify({ error: `bad key: ${authorization ?? 'none'}` }));
       return;
     }
+    if (this.mode === 'unauthorized-cut') {
+      // '{"error":"' is 10 characters: the key starts at 190 and runs past 200.
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: `${'x'.repeat(173)}${authorization ?? 'none'}` }));
+      return;
+    }
+    const key = authorization?.replace(/^Bearer /, '') ?? 'none';
     const chunk = this.requests.at(-1)?.chunk ?? '';
+    if (this.mode === 'issue-with-key') {
+      const content = `Issue: the log shows ${authorization ?? 'none'}, and a piece: ${key.slice(0, 12)}.`;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content } }] }),
+      );
+      return;
+    }
     const content = chunk.includes('PANIC')
       ? `Issue: a panic was logged (${chunk.split('\n').find((l) => l.includes('PANIC')) ?? ''})`
       : 'CLEAN';

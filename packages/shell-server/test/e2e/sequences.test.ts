@@ -300,3 +300,27 @@ describe('sequences', () => {
     expect(total.duration_ms).toBeLessThan(4_000);
   });
 });
+
+describe('SPEC §2 compat: sequence steps and "default" in subcommand names', () => {
+  it('SPEC §2 compat: a step naming "set_default" runs that subcommand, not its sibling "set" (one-shot CLI)', async () => {
+    const scope = await scopeWith([
+      {
+        name: 'cfg',
+        description: 'x',
+        command: 'echo',
+        subcommand: [
+          { name: 'set', description: 's' },
+          { name: 'set_default', description: 'd' },
+        ],
+      },
+      sequenceTool('seq', [{ tool: 'cfg', subcommand: 'set_default' }]),
+    ]);
+    const result = await e2e.run(
+      ['--sandbox-scope', scope.dir, '--tool_name', 'seq', '--tool_args', '{}'],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('set_default\n');
+    expect(result.stdout).not.toMatch(/^set$/m);
+  });
+});

@@ -4,7 +4,7 @@
 // every call answers with its finished result, however results are delivered otherwise.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { cp, writeFile } from 'node:fs/promises';
+import { chmod, cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -151,5 +151,96 @@ describe('SPEC §2 compat: upstream ahma tool files through the server', () => {
     expect(result.stderr).not.toMatch(/strict mode|at .*\.js:\d+/);
     expect(result.stdout).toBe('hello\n');
     expect(result.code).toBe(0);
+  });
+});
+
+describe('SPEC §2 compat: shells with flags or through env, end to end', () => {
+  /** A scope holding a planted executable `ls` and a tool `files` whose command is `command`. */
+  async function plantedScope(command: string): Promise<Scope> {
+    const scope = await e2e.scope({ noTools: true });
+    await writeFile(join(scope.dir, 'ls'), '#!/bin/sh\necho PLANTED\n: > PWNED\n');
+    await chmod(join(scope.dir, 'ls'), 0o755);
+    await writeFile(
+      join(scope.dir, '.ahma', 'tools', 'files.json'),
+      JSON.stringify({
+        name: 'files',
+        description: 'File tools.',
+        command,
+        synchronous: true,
+        subcommand: [
+          {
+            name: 'ls',
+            description: 'List.',
+            positional_args: [{ name: 'path', type: 'string', format: 'path' }],
+          },
+        ],
+      }),
+    );
+    return scope;
+  }
+
+  const runLs = (scope: Scope) =>
+    e2e.run(
+      ['--sandbox-scope', scope.dir, '--tool_name', 'files_ls', '--tool_args', '{"path":"."}'],
+      { cwd: scope.dir, env: scope.env },
+    );
+
+  it.each(['/usr/bin/env bash', 'bash --norc', 'sh -e'])(
+    'SPEC §2 compat: "command": "%s" runs /bin/ls with argv, never a planted ./ls script (one-shot CLI)',
+    async (command) => {
+      const scope = await plantedScope(command);
+      const result = await runLs(scope);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toContain('PLANTED');
+      expect(result.stdout).toMatch(/^ls$/m);
+      expect(existsSync(join(scope.dir, 'PWNED'))).toBe(false);
+    },
+  );
+
+  it('SPEC §2 compat: "command": "bash -o errexit" is refused at load: the planted ./ls never runs (one-shot CLI)', async () => {
+    const scope = await plantedScope('bash -o errexit');
+    const result = await runLs(scope);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain('PLANTED');
+    expect(existsSync(join(scope.dir, 'PWNED'))).toBe(false);
+    const log = await readLog(scope);
+    expect(
+      log.lines.some((line) =>
+        /starts a shell that would run its first argument as a script file/.test(
+          JSON.stringify(line),
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it('SPEC §2 compat: a bare-shell "default" leaf with an option "-c" is refused at load: no shell string runs (one-shot CLI)', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    await writeFile(
+      join(scope.dir, '.ahma', 'tools', 'sh.json'),
+      JSON.stringify({
+        name: 'sh',
+        description: 'x',
+        command: 'sh',
+        synchronous: true,
+        subcommand: [
+          { name: 'default', description: 'd', options: [{ name: '-c', type: 'string' }] },
+        ],
+      }),
+    );
+    const result = await e2e.run(
+      [
+        '--sandbox-scope',
+        scope.dir,
+        '--tool_name',
+        'sh',
+        '--tool_args',
+        JSON.stringify({ '-c': 'echo $((6*7))' }),
+      ],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain('42');
+    const log = await readLog(scope);
+    expect(log.lines.some((line) => /has no program to run/.test(JSON.stringify(line)))).toBe(true);
   });
 });
