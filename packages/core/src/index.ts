@@ -143,14 +143,18 @@ export {
   CACHE_ENV,
   type Environment,
 } from './process/environment.js';
+export type {
+  Command,
+  ExecutionResult,
+  ExecutionStatus,
+  StepRecord,
+  StepStatus,
+} from './process/execution-types.js';
 export {
   Executor,
   shellArgv,
   DEFAULT_GRACE_MS,
-  type Command,
   type ExecutionRequest,
-  type ExecutionResult,
-  type ExecutionStatus,
   type ExecutorOptions,
 } from './process/executor.js';
 export {
@@ -174,8 +178,6 @@ export {
   runSequence,
   type StepPlan,
   type PreparedStep,
-  type StepRecord,
-  type StepStatus,
   type SequenceOptions,
 } from './sequence/run-sequence.js';
 export { planSequence, type PlanContext } from './sequence/plan.js';

@@ -6,7 +6,8 @@
 // tree; the result is the source's, with a line counting what was checked and raised.
 import type { LivelogSettings } from '../definition/livelog-settings.js';
 import type { Logger } from '../logger.js';
-import type { ExecutionResult, Executor } from '../process/executor.js';
+import type { ExecutionResult } from '../process/execution-types.js';
+import type { Executor } from '../process/executor.js';
 import { ChunkQueue } from './chunk-queue.js';
 import { Chunker, MAX_CHUNK_CHARS } from './chunker.js';
 import { DetectorError, type Detector } from './detector.js';

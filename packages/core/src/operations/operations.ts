@@ -2,7 +2,7 @@
 // failed | timed_out | cancelled), completion events for the server to push, and a bounded history.
 import { randomBytes } from 'node:crypto';
 import { AhmaError } from '../errors.js';
-import type { ExecutionResult, ExecutionStatus } from '../process/executor.js';
+import type { ExecutionResult, ExecutionStatus } from '../process/execution-types.js';
 import { timerDelay } from '../process/timer.js';
 
 export type OperationStatus = 'running' | ExecutionStatus;

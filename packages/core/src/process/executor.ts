@@ -5,19 +5,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { AhmaError } from '../errors.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import type { StepRecord } from '../sequence/run-sequence.js';
 import type { Environment } from './environment.js';
+import type { Command, ExecutionResult } from './execution-types.js';
 import { OutputCollector, type OutputLimits } from './output.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
 import { timerDelay } from './timer.js';
-
-export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
-
-/** What to run: a program with its arguments, or a script for `bash -c` (sandboxed_shell only). */
-export type Command =
-  | { readonly kind: 'argv'; readonly argv: readonly string[] }
-  | { readonly kind: 'shell'; readonly script: string };
 
 export interface ExecutionRequest {
   readonly command: Command;
@@ -32,22 +25,6 @@ export interface ExecutionRequest {
    * live view). Called synchronously with each piece; it must not keep more than it bounds itself.
    */
   readonly onOutput?: ((chunk: Buffer) => void) | undefined;
-}
-
-export interface ExecutionResult {
-  readonly status: ExecutionStatus;
-  /** The exit code, or null when the command died from a signal or never started. */
-  readonly exitCode: number | null;
-  readonly signal: NodeJS.Signals | null;
-  /** Merged stdout and stderr, bounded, ANSI stripped. */
-  readonly output: string;
-  readonly truncated: boolean;
-  readonly fullOutputPath: string | undefined;
-  readonly durationMs: number;
-  readonly timedOut: boolean;
-  readonly cancelled: boolean;
-  /** A sequence's steps, each with its own outcome (the output is their transcript). */
-  readonly steps?: readonly StepRecord[];
 }
 
 export interface ExecutorOptions {

@@ -3,7 +3,7 @@
 // returned. A command printing gigabytes never grows the server's memory, and its log never grows
 // past the logs' disk budget: a result names a log only when the log holds the whole output.
 import type { LogFile, LogStore } from '../state/log-store.js';
-import type { ExecutionResult } from './executor.js';
+import type { ExecutionResult } from './execution-types.js';
 
 export interface OutputLimits {
   /** Bytes kept from the start of the output. */

@@ -10,7 +10,7 @@ import { constants } from 'node:os';
 import { silentLogger, type Logger } from '../logger.js';
 import type { CommandLine, Sandbox } from '../sandbox/sandbox.js';
 import type { Environment } from './environment.js';
-import type { Command } from './executor.js';
+import type { Command } from './execution-types.js';
 import { killTree, parentOf } from './kill-tree.js';
 import type { ExitStatus, RunningCommand } from './running-command.js';
 

@@ -4,7 +4,14 @@
 // every step, and whose `steps` carry each step's record.
 import { setTimeout as delay } from 'node:timers/promises';
 import { AhmaError } from '../errors.js';
-import type { Command, ExecutionResult, ExecutionStatus, Executor } from '../process/executor.js';
+import type {
+  Command,
+  ExecutionResult,
+  ExecutionStatus,
+  StepRecord,
+  StepStatus,
+} from '../process/execution-types.js';
+import type { Executor } from '../process/executor.js';
 import { OutputCollector } from '../process/output.js';
 import { timerDelay } from '../process/timer.js';
 
@@ -24,27 +31,6 @@ export interface PreparedStep {
   /** The step's own timeout; undefined: only the sequence's. */
   readonly timeoutMs: number | undefined;
   cleanup(): Promise<void>;
-}
-
-/** How a step went; `refused`: its call was refused before it ran; `not_run`: an earlier step stopped the sequence. */
-export type StepStatus = ExecutionStatus | 'refused' | 'not_run';
-
-export interface StepRecord {
-  /** 1-based. */
-  readonly step: number;
-  readonly label: string;
-  readonly argv: readonly string[];
-  /** Where it ran; undefined for a step that did not run. */
-  readonly cwd: string | undefined;
-  readonly status: StepStatus;
-  readonly exitCode: number | null;
-  /** ISO timestamps; undefined for a step that did not run. */
-  readonly startedAt: string | undefined;
-  readonly finishedAt: string | undefined;
-  readonly durationMs: number;
-  readonly output: string;
-  readonly truncated: boolean;
-  readonly fullOutputPath: string | undefined;
 }
 
 export interface SequenceOptions {

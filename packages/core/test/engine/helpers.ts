@@ -7,7 +7,8 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine.js';
 import { AhmaError } from '../../src/errors.js';
-import type { Command, ExecutionRequest, ExecutionResult } from '../../src/process/executor.js';
+import type { Command, ExecutionResult } from '../../src/process/execution-types.js';
+import type { ExecutionRequest } from '../../src/process/executor.js';
 
 /** A fresh directory under /var/tmp (real path), outside the temp dir the sandbox grants. */
 export async function varTmpDir(label = 'dir'): Promise<string> {

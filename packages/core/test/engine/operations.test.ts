@@ -11,7 +11,7 @@ import {
   type OperationSnapshot,
   type OperationTask,
 } from '../../src/operations/operations.js';
-import type { ExecutionResult } from '../../src/process/executor.js';
+import type { ExecutionResult } from '../../src/process/execution-types.js';
 import {
   bash,
   engineFixture,

@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Command } from '../../src/process/executor.js';
+import type { Command } from '../../src/process/execution-types.js';
 import { descendantsOf } from '../sandbox/support.js';
 import {
   bash,

@@ -1,0 +1,46 @@
+// What runs and how it ended: the types the executor, the shell pool, output collection, sequences
+// and operations all share. A module of its own below them all, so none imports another for them.
+
+export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
+
+/** What to run: a program with its arguments, or a script for `bash -c` (sandboxed_shell only). */
+export type Command =
+  | { readonly kind: 'argv'; readonly argv: readonly string[] }
+  | { readonly kind: 'shell'; readonly script: string };
+
+export interface ExecutionResult {
+  readonly status: ExecutionStatus;
+  /** The exit code, or null when the command died from a signal or never started. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Merged stdout and stderr, bounded, ANSI stripped. */
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly fullOutputPath: string | undefined;
+  readonly durationMs: number;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  /** A sequence's steps, each with its own outcome (the output is their transcript). */
+  readonly steps?: readonly StepRecord[];
+}
+
+/** How a step went; `refused`: its call was refused before it ran; `not_run`: an earlier step stopped the sequence. */
+export type StepStatus = ExecutionStatus | 'refused' | 'not_run';
+
+export interface StepRecord {
+  /** 1-based. */
+  readonly step: number;
+  readonly label: string;
+  readonly argv: readonly string[];
+  /** Where it ran; undefined for a step that did not run. */
+  readonly cwd: string | undefined;
+  readonly status: StepStatus;
+  readonly exitCode: number | null;
+  /** ISO timestamps; undefined for a step that did not run. */
+  readonly startedAt: string | undefined;
+  readonly finishedAt: string | undefined;
+  readonly durationMs: number;
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly fullOutputPath: string | undefined;
+}
