@@ -11,6 +11,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILTIN_TOOL_NAMES } from '@ahma/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -27,14 +28,11 @@ export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');
 export const FIXTURES = join(PACKAGE_DIR, 'test', 'fixtures');
 
-/** The built-in tools, in the order tools/list must show them. */
-export const BUILT_INS = [
-  'sandboxed_shell',
-  'status',
-  'await',
-  'cancel',
-  'activate_tools',
-] as const;
+/**
+ * The built-in tools, in the order tools/list must show them: core's list, the one the reserved
+ * names derive from, so a built-in served without being reserved fails the tools/list tests.
+ */
+export const BUILT_INS = BUILTIN_TOOL_NAMES;
 /** The fixture definitions' tools: by definition name, then leaves in declared order. */
 export const FIXTURE_TOOLS = [
   'argv',
