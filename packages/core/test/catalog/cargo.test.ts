@@ -5,16 +5,10 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ArgumentValidator,
-  checkDefinitionSet,
-  DocumentChecker,
-  mergeGuidance,
-  planSequence,
-  runSequence,
-  stepTarget,
-  type ToolDefinition,
-} from '../../src/index.js';
+import { ArgumentValidator, DocumentChecker, planSequence, runSequence } from '../../src/index.js';
+import { checkDefinitionSet, stepTarget } from '../../src/definition/definition-set.js';
+import { mergeGuidance } from '../../src/definition/guidance.js';
+import { type ToolDefinition } from '../../src/definition/schema.js';
 import {
   argvOf,
   CATALOG_DIR,

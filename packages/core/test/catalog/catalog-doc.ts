@@ -2,14 +2,10 @@
 // definition's tools and, per definition, each tool's command line, mode and parameters. The doc
 // test compares these with the committed file, so the doc cannot drift from tools/ (SPEC §2, the
 // house rule "docs generated from code where they can drift").
-import {
-  buildArgv,
-  flagOf,
-  stepTarget,
-  type ArgumentDefinition,
-  type CheckedDefinition,
-  type LoadedTool,
-} from '../../src/index.js';
+import { type CheckedDefinition, type LoadedTool } from '../../src/index.js';
+import { buildArgv, flagOf } from '../../src/argv/build.js';
+import { stepTarget } from '../../src/definition/definition-set.js';
+import { type ArgumentDefinition } from '../../src/definition/schema.js';
 
 /** Block names: "overview" and one per definition name. */
 export type Blocks = ReadonlyMap<string, string>;

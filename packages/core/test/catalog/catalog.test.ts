@@ -6,13 +6,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  checkAvailability,
-  loadTools,
-  splitCommand,
-  validateToolFiles,
-  type ArgumentDefinition,
-} from '../../src/index.js';
+import { checkAvailability, loadTools, validateToolFiles } from '../../src/index.js';
+import { splitCommand } from '../../src/definition/flatten.js';
+import { type ArgumentDefinition } from '../../src/definition/schema.js';
 import { engineFixture } from '../engine/helpers.js';
 import {
   catalog,

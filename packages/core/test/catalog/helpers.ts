@@ -12,8 +12,8 @@ import {
   prepareInvocation,
   type ExecutionResult,
   type LoadedTool,
-  type LoadResult,
 } from '../../src/index.js';
+import { type LoadResult } from '../../src/definition/load.js';
 import { engineFixture, type EngineFixture } from '../engine/helpers.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));

@@ -12,9 +12,9 @@ import {
   ArgumentValidator,
   loadTools,
   prepareInvocation,
-  type ArgumentDefinition,
   type LoadedTool,
 } from '../../src/index.js';
+import { type ArgumentDefinition } from '../../src/definition/schema.js';
 import { catalog, REPO_ROOT } from './helpers.js';
 
 /** Positionals declaring accepts_options, as `tool argument`, and why that is harmless. */
