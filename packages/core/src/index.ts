@@ -1,6 +1,6 @@
 // The public API of @ahma/core: named exports only. No MCP SDK, no logger, no process.exit here.
 
-export { AhmaError, type AhmaErrorCode } from './errors.js';
+export { AHMA_ERROR_CODES, AhmaError, type AhmaErrorCode } from './errors.js';
 
 export {
   toolDefinitionSchema,
