@@ -1,18 +1,24 @@
 // Errors core raises for bad input: a stable code for programs and an actionable message for people
 // (and, through the server, for the agent).
 
-export type AhmaErrorCode =
-  | 'PATH_OUTSIDE_SCOPE'
-  | 'PATH_INVALID'
-  | 'WORKING_DIRECTORY_INVALID'
-  | 'FILE_ARG_FAILED'
-  | 'SCOPE_INVALID'
-  | 'SANDBOX_UNAVAILABLE'
-  | 'STATE_DIR_UNSAFE'
-  | 'INSTALL_UNSAFE'
-  | 'ARGV_INVALID'
-  | 'SEQUENCE_INVALID'
-  | 'OPERATION_UNKNOWN';
+/** Every code an AhmaError carries; each is described in one line in docs/requirements.md. */
+export const AHMA_ERROR_CODES = [
+  'PATH_OUTSIDE_SCOPE',
+  'PATH_INVALID',
+  'WORKING_DIRECTORY_INVALID',
+  'FILE_ARG_FAILED',
+  'SCOPE_INVALID',
+  'SANDBOX_UNAVAILABLE',
+  'STATE_DIR_UNSAFE',
+  'INSTALL_UNSAFE',
+  'ARGV_INVALID',
+  'ARGUMENTS_INVALID',
+  'SEQUENCE_INVALID',
+  'OPERATION_UNKNOWN',
+  'TOOL_FILE_UNREADABLE',
+] as const;
+
+export type AhmaErrorCode = (typeof AHMA_ERROR_CODES)[number];
 
 export class AhmaError extends Error {
   constructor(

@@ -2,7 +2,7 @@
 // Only what the other packages use is exported (test/layering/exports.test.ts holds it so); core's
 // own tests import the modules they test directly.
 
-export { AhmaError } from './errors.js';
+export { AHMA_ERROR_CODES, AhmaError, type AhmaErrorCode } from './errors.js';
 
 export { MAX_TIMEOUT_SECONDS } from './definition/schema.js';
 export {

@@ -2,19 +2,20 @@
 // them into checked definitions plus diagnostics. Shared by the loader and ahma-validate.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { AhmaError } from '../errors.js';
 import type { DocumentChecker } from './check-document.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
 import type { CheckedDefinition } from './definition-set.js';
 import { GUIDANCE_FILE_NAME, type GuidanceBlocks } from './guidance.js';
 
 /** Raised for a file or directory that cannot be read at all (as opposed to an invalid one). */
-export class ToolFileReadError extends Error {
-  readonly code = 'TOOL_FILE_UNREADABLE';
+export class ToolFileReadError extends AhmaError {
   constructor(
     readonly path: string,
     cause: unknown,
   ) {
-    super(`cannot read ${path}: ${describeIoError(cause)}`, { cause });
+    super('TOOL_FILE_UNREADABLE', `cannot read ${path}: ${describeIoError(cause)}`, { cause });
+    this.name = 'ToolFileReadError';
   }
 }
 

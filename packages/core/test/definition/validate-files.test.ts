@@ -1,6 +1,7 @@
 // R5.1/R5.2: ahma-validate's engine reports every problem of every file in one run.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { AhmaError } from '../../src/errors.js';
 import { formatDiagnostic } from '../../src/definition/diagnostic.js';
 import { ToolFileReadError } from '../../src/definition/tool-files.js';
 import { validateToolFiles } from '../../src/definition/validate-files.js';
@@ -115,10 +116,11 @@ describe('validateToolFiles', () => {
     ]);
   });
 
-  it('R5.2: a missing target throws ToolFileReadError naming it', async () => {
+  it('R5.2: a missing target throws ToolFileReadError naming it, an AhmaError with its code', async () => {
     const missing = fixture('broken', 'does-not-exist.json');
     const error = await validateToolFiles([missing]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolFileReadError);
+    expect(error).toBeInstanceOf(AhmaError);
     expect(error).toMatchObject({ code: 'TOOL_FILE_UNREADABLE', path: missing });
     expect((error as Error).message).toBe(`cannot read ${missing}: no such file or directory`);
   });

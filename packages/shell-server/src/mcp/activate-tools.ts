@@ -10,7 +10,7 @@ import {
   type RevealOutcome,
   type UnknownBundle,
 } from '../bundles.js';
-import { toolError } from './results.js';
+import { outputSchemaWithError, toolError } from './results.js';
 import type { ToolEntry } from './tools.js';
 
 const BUNDLE_SCHEMA = {
@@ -82,7 +82,7 @@ const TOOL: Tool = {
     },
     additionalProperties: false,
   },
-  outputSchema: OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+  outputSchema: outputSchemaWithError(OUTPUT_SCHEMA),
 };
 
 /** The activate_tools built-in over the server's bundles. */
@@ -99,6 +99,7 @@ export function activateToolsTool(bundles: Bundles, validator: ArgumentValidator
       if (errors.length > 0) {
         return toolError(
           `Invalid arguments for ${TOOL.name}:\n${errors.map((e) => `- ${e.message}`).join('\n')}`,
+          'ARGUMENTS_INVALID',
         );
       }
       const bundle = args['bundle'];

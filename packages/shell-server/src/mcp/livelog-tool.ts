@@ -3,7 +3,7 @@
 // endpoint finds arrive as alerts (server.ts pushes them as notifications/message warnings).
 import { livelogTask, resolveWorkingDirectory, type LoadedTool } from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { COMMAND_OUTPUT_SCHEMA } from './results.js';
+import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from './results.js';
 import {
   audit,
   invalidArguments,
@@ -24,7 +24,7 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
     name: loaded.name,
     description: `${loaded.description}\n\n${HOW_ALERTS_ARRIVE}`,
     inputSchema: loaded.inputSchema as Tool['inputSchema'],
-    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
   };
   const argv = [settings.sourceCommand, ...settings.sourceArgs];
   return {

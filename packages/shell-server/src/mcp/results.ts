@@ -1,8 +1,9 @@
 // How results look to the client (SPEC §3): text for the model, structuredContent for programs,
 // and one shape for success and failure (a failed command is a tool result with isError, never a
 // JSON-RPC error).
+import { AHMA_ERROR_CODES, type AhmaError, type AhmaErrorCode } from '@ahma/core';
 import type { OperationSnapshot, StepRecord } from '@ahma/core';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** The structured result of a finished command. */
 export interface CommandResult {
@@ -146,6 +147,55 @@ export function startedResult(snapshot: OperationSnapshot): CallToolResult {
   };
 }
 
-export function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+/** The structured part of a refused call: the error's stable code and its message. */
+export interface ToolErrorContent {
+  readonly error: { readonly code: AhmaErrorCode; readonly message: string };
+}
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  description: 'Why the call was refused: a stable code (docs/requirements.md) and the message.',
+  properties: {
+    code: { type: 'string', enum: [...AHMA_ERROR_CODES] },
+    message: { type: 'string' },
+  },
+  required: ['code', 'message'],
+} as const;
+
+/**
+ * A tool's outputSchema: its result object, or `{error: {code, message}}` for a refused call.
+ * The SDK client validates structuredContent against outputSchema even when isError is set, so
+ * the error shape must be declared beside the result.
+ */
+export function outputSchemaWithError(schema: {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, unknown>>;
+  readonly required: readonly string[];
+}): Tool['outputSchema'] {
+  const { required, ...rest } = schema;
+  return {
+    ...rest,
+    properties: { ...schema.properties, error: ERROR_SCHEMA },
+    anyOf: [{ required: [...required] }, { required: ['error'] }],
+  } as unknown as Tool['outputSchema'];
+}
+
+/**
+ * A refused call. With a code, the agent gets it twice: as `[CODE] message` in the text and as
+ * `structuredContent.error` for programs. Without one (a refusal no AhmaError describes) only
+ * the text.
+ */
+export function toolError(message: string, code?: AhmaErrorCode): CallToolResult {
+  if (code === undefined) return { content: [{ type: 'text', text: message }], isError: true };
+  const structured: ToolErrorContent = { error: { code, message } };
+  return {
+    content: [{ type: 'text', text: `[${code}] ${message}` }],
+    structuredContent: { ...structured },
+    isError: true,
+  };
+}
+
+/** An AhmaError as a tool result that keeps its code. */
+export function ahmaToolError(error: AhmaError): CallToolResult {
+  return toolError(error.message, error.code);
 }

@@ -28,6 +28,8 @@ import {
   finishedResult,
   OPERATIONS_OUTPUT_SCHEMA,
   startedResult,
+  ahmaToolError,
+  outputSchemaWithError,
   toolError,
 } from './results.js';
 
@@ -201,11 +203,15 @@ export function invalidArguments(
     // Unreachable for a loaded file (its schemas are compiled when it loads), but a call must
     // never become a protocol error (SPEC §2).
     context.logger.error({ tool: tool.name, err: error }, 'input schema cannot be compiled');
-    return toolError(`${tool.name} cannot check its arguments: ${String(error)}`);
+    return toolError(
+      `${tool.name} cannot check its arguments: ${String(error)}`,
+      'ARGUMENTS_INVALID',
+    );
   }
   if (errors.length === 0) return undefined;
   return toolError(
     `Invalid arguments for ${tool.name}:\n${errors.map((e) => `- ${e.message}`).join('\n')}`,
+    'ARGUMENTS_INVALID',
   );
 }
 
@@ -214,7 +220,7 @@ export async function refusing<T>(work: () => Promise<T>): Promise<T | CallToolR
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AhmaError) return toolError(error.message);
+    if (error instanceof AhmaError) return ahmaToolError(error);
     throw error;
   }
 }
@@ -242,7 +248,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
     name: loaded.name,
     description: loaded.description,
     inputSchema: loaded.inputSchema as Tool['inputSchema'],
-    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
   };
   return {
     tool,
@@ -347,7 +353,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
       required: ['command'],
       additionalProperties: false,
     },
-    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
   };
   return {
     tool,
@@ -426,7 +432,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof AhmaError) return toolError(error.message);
+      if (error instanceof AhmaError) return ahmaToolError(error);
       throw error;
     }
   };
@@ -435,7 +441,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
     description:
       'Snapshot of operations (running and recently finished), without waiting. Finished ones include their exit code and output.',
     inputSchema: { type: 'object', properties: { ids: idsProperty }, additionalProperties: false },
-    outputSchema: OPERATIONS_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+    outputSchema: outputSchemaWithError(OPERATIONS_OUTPUT_SCHEMA),
   };
   const wait: Tool = {
     name: 'await',
@@ -454,7 +460,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
       },
       additionalProperties: false,
     },
-    outputSchema: OPERATIONS_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+    outputSchema: outputSchemaWithError(OPERATIONS_OUTPUT_SCHEMA),
   };
   const cancel: Tool = {
     name: 'cancel',
@@ -468,7 +474,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: COMMAND_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
   };
   const ids = (args: Record<string, unknown>) => args['ids'] as string[] | undefined;
   const fromWords = (words: readonly string[]) => (words.length === 0 ? {} : { ids: [...words] });
@@ -523,7 +529,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
           const reason = typeof args['reason'] === 'string' ? args['reason'] : undefined;
           const wasRunning = operations.cancel(id, reason);
           const [snapshot] = await operations.await([id]);
-          if (snapshot === undefined) return toolError(`no operation ${id}`);
+          if (snapshot === undefined) return toolError(`no operation ${id}`, 'OPERATION_UNKNOWN');
           const result = finishedResult(snapshot);
           if (!wasRunning) {
             result.content.unshift({

@@ -97,7 +97,9 @@ describe('synchronous calls', () => {
     const server = await e2e.server(await e2e.scope());
     const wrongType = await server.call('e2e_sync', { value: 42 });
     expect(wrongType.isError).toBe(true);
-    expect(wrongType.structuredContent).toBeUndefined();
+    expect(wrongType.structuredContent).toEqual({
+      error: { code: 'ARGUMENTS_INVALID', message: expect.stringContaining('"value"') as unknown },
+    });
     expect(textOf(wrongType)).toMatch(/Invalid arguments for e2e_sync:[\s\S]*"value"/);
 
     const unknown = await server.call('e2e_sync', { valeu: 'typo' });

@@ -43,7 +43,9 @@ describe('R7.1 scope checks', () => {
     for (const path of ['../x', '/etc/passwd', '..', `${scope.dir}/../elsewhere`]) {
       const result = await server.call('files_show', { path });
       expect(result.isError, path).toBe(true);
-      expect(result.structuredContent, path).toBeUndefined();
+      expect(result.structuredContent, path).toMatchObject({
+        error: { code: 'PATH_OUTSIDE_SCOPE' },
+      });
       expect(textOf(result), path).toMatch(/argument "path": .* is outside the sandbox scope/);
       expect(textOf(result), path).toContain(scope.dir);
     }

@@ -31,18 +31,19 @@ describe('tools/list', () => {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
     }
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    // Each result shape is one branch of anyOf; the other is a refusal's {error: {code, message}}.
+    const required = (name: string) => byName.get(name)?.outputSchema?.['anyOf'];
     // Command tools declare the finished-result shape; status and await a list of them.
     for (const name of ['sandboxed_shell', 'cancel', ...FIXTURE_TOOLS]) {
-      expect(byName.get(name)?.outputSchema?.['required'], name).toEqual([
-        'operation_id',
-        'tool',
-        'status',
+      expect(required(name), name).toEqual([
+        { required: ['operation_id', 'tool', 'status'] },
+        { required: ['error'] },
       ]);
     }
     for (const name of ['status', 'await']) {
-      expect(byName.get(name)?.outputSchema?.['required'], name).toEqual(['operations']);
+      expect(required(name), name).toEqual([{ required: ['operations'] }, { required: ['error'] }]);
     }
-    expect(byName.get('activate_tools')?.outputSchema?.['required']).toEqual(['action']);
+    expect(required('activate_tools')).toEqual([{ required: ['action'] }, { required: ['error'] }]);
   });
 
   it('SPEC §3: inputSchemas come from the definitions: properties, required, path format and the meta-parameters', async () => {
