@@ -59,7 +59,7 @@ export function createMcpServer(parts: McpServerParts): Server {
       progressToken === undefined
         ? undefined
         : (value, message) =>
-            void extra
+            extra
               .sendNotification({
                 method: 'notifications/progress',
                 params: { progressToken, progress: value, message },

@@ -177,7 +177,7 @@ export async function runOperation(
       const [finished] = await operations.await([operation.id], waitMs);
       if (finished !== undefined && finished.status !== 'running') return finishedResult(finished);
     } finally {
-      stop();
+      await stop();
       call.signal.removeEventListener('abort', onAbort);
     }
   }
@@ -514,7 +514,7 @@ export function operationTools(context: ToolContext): ToolEntry[] {
               true,
             );
           } finally {
-            stop();
+            await stop();
           }
         }),
     },
