@@ -226,19 +226,8 @@ function programLookup(entry: CheckedDefinition, command: readonly string[]): De
     .filter((leaf) => leaf.enabled && leaf.sequence === undefined)
     .map((leaf) => leaf.name);
   if (tools.length === 0) return [];
-  return [
-    {
-      file: entry.file,
-      definitionName: definition.name,
-      pointer: livelog === undefined ? '/command' : '/livelog/source_command',
-      label: program,
-      tools,
-      argv: [program],
-      kind: 'lookup',
-      successExitCodes: [0],
-      installInstructions: definition.install_instructions,
-    },
-  ];
+  const pointer = livelog === undefined ? '/command' : '/livelog/source_command';
+  return [lookupCheck(entry, program, pointer, program, tools)];
 }
 
 /** A bare-shell tool's leaves run their first subcommand word: each such program must exist. */
@@ -247,20 +236,30 @@ function programLookups(entry: CheckedDefinition): DeclaredCheck[] {
     const program = leaf.subcommandPath[0];
     if (!leaf.enabled || leaf.sequence !== undefined || leaf.command.length > 0) return [];
     if (program === undefined) return [];
-    return [
-      {
-        file: entry.file,
-        definitionName: entry.definition.name,
-        pointer: leaf.pointer,
-        label: `${entry.definition.name} ${leaf.subcommandPath.join(' ')}`,
-        tools: [leaf.name],
-        argv: [program],
-        kind: 'lookup' as const,
-        successExitCodes: [0],
-        installInstructions: entry.definition.install_instructions,
-      },
-    ];
+    const label = `${entry.definition.name} ${leaf.subcommandPath.join(' ')}`;
+    return [lookupCheck(entry, program, leaf.pointer, label, [leaf.name])];
   });
+}
+
+/** A check that only looks `program` up on PATH, for the tools that run it. */
+function lookupCheck(
+  entry: CheckedDefinition,
+  program: string,
+  pointer: string,
+  label: string,
+  tools: readonly string[],
+): DeclaredCheck {
+  return {
+    file: entry.file,
+    definitionName: entry.definition.name,
+    pointer,
+    label,
+    tools,
+    argv: [program],
+    kind: 'lookup',
+    successExitCodes: [0],
+    installInstructions: entry.definition.install_instructions,
+  };
 }
 
 function probeKey(check: DeclaredCheck): string {
