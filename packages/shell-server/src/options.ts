@@ -1,6 +1,7 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
 import { MAX_TIMEOUT_SECONDS } from '@ahma/core';
+import { HEARTBEAT_INTERVAL_MS } from './mcp/heartbeat.js';
 
 export interface ServerOptions {
   readonly mode: 'stdio' | 'http' | undefined;
@@ -21,8 +22,8 @@ export interface ServerOptions {
   readonly timeoutSeconds: number;
   /** How long an async call waits for its command before answering `started` (SPEC §3); 0 = never. */
   readonly inlineWaitSeconds: number;
-  /** Test-only (AHMA_TEST_HEARTBEAT_MS): a shorter progress heartbeat interval than the default. */
-  readonly heartbeatMs: number | undefined;
+  /** Progress heartbeat interval; only tests change it (AHMA_TEST_HEARTBEAT_MS). */
+  readonly heartbeatMs: number;
   readonly noShellPool: boolean;
   readonly noHotReload: boolean;
   readonly sessionIsolation: boolean;
@@ -176,7 +177,10 @@ export function parseCommandLine(
   }
   // Test-only: lets the e2e suite see heartbeats without waiting seconds for each (not in USAGE).
   const heartbeatText = env['AHMA_TEST_HEARTBEAT_MS'];
-  const heartbeatMs = positiveNumber(heartbeatText === '' ? undefined : heartbeatText, Infinity);
+  const heartbeatMs = positiveNumber(
+    heartbeatText === '' ? undefined : heartbeatText,
+    HEARTBEAT_INTERVAL_MS,
+  );
   if (heartbeatMs === undefined) {
     return {
       kind: 'usage',
@@ -210,7 +214,7 @@ export function parseCommandLine(
       sync: flag('sync'),
       timeoutSeconds: timeout,
       inlineWaitSeconds: inlineWait,
-      heartbeatMs: heartbeatMs === Infinity ? undefined : heartbeatMs,
+      heartbeatMs,
       noShellPool: flag('no-shell-pool'),
       noHotReload: flag('no-hot-reload'),
       sessionIsolation: flag('session-isolation'),

@@ -16,7 +16,6 @@ import { Bundles } from './bundles.js';
 import { activateToolsTool } from './mcp/activate-tools.js';
 import { serverInstructions } from './mcp/instructions.js';
 import type { AnsweredStarted } from './mcp/completion-push.js';
-import { HEARTBEAT_INTERVAL_MS } from './mcp/heartbeat.js';
 import { createMcpServer, notifyToolsChanged } from './mcp/server.js';
 import type { ToolEntry } from './mcp/tools.js';
 import type { ServerOptions } from './options.js';
@@ -108,7 +107,7 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
       defaultTimeoutSeconds: options.timeoutSeconds,
       forceSync: options.sync,
       inlineWaitMs: options.inlineWaitSeconds * 1000,
-      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+      heartbeatMs: options.heartbeatMs,
       pushLater: (id) => answeredStarted.add(id),
     },
   });
