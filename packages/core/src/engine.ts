@@ -6,7 +6,7 @@
 // removes the state, leaving no process or file behind.
 import type { Logger } from './logger.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
-import { commandEnvironment } from './process/environment.js';
+import { commandEnvironment, tempDirectory } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
 import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, logPaths, presentLogs } from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
@@ -27,6 +27,8 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly noSandbox?: boolean;
   readonly extraWritable?: readonly string[];
   readonly writableTemp?: boolean;
+  /** The temp directory commands may write (default: the one `env` names, see tempDirectory). */
+  readonly tempDir?: string;
   readonly allowUnixSockets?: boolean;
   /** --keep-capabilities: commands keep the server's capabilities (root's, say). */
   readonly keepCapabilities?: boolean;
@@ -77,7 +79,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const baseEnv = options.env ?? process.env;
   const helperPath = options.helperPath ?? defaultHelperPath();
   // Everything commands will be able to write, known before anything is created or run.
-  const writable = await writablePaths(options);
+  const tempDir = options.tempDir ?? tempDirectory(baseEnv);
+  const writable = await writablePaths({ ...options, tempDir });
   // Before the helper first runs (the probe runs it unconfined): is it, or the code, writable?
   if (options.codePaths !== undefined && options.noSandbox !== true) {
     await checkInstallLocation(
@@ -104,6 +107,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.noSandbox === undefined ? {} : { disabled: options.noSandbox }),
       ...(options.extraWritable === undefined ? {} : { extraWritable: options.extraWritable }),
       ...(options.writableTemp === undefined ? {} : { writableTemp: options.writableTemp }),
+      tempDir,
       ...(options.allowUnixSockets === undefined
         ? {}
         : { allowUnixSockets: options.allowUnixSockets }),

@@ -23,7 +23,7 @@ export {
   EXECUTION_MODES,
   META_PARAMETER_PROPERTIES,
 } from './definition/input-schema.js';
-export { ACTIVATE_TOOLS_NAME, BUILTIN_TOOL_NAMES } from './definition/reserved.js';
+export { BUILTIN_TOOLS, BUILTIN_TOOL_NAMES } from './definition/reserved.js';
 export {
   loadTools,
   resolveToolsDir,
@@ -50,7 +50,7 @@ export { resolveSandboxScope } from './sandbox/scope.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
-export { Executor } from './process/executor.js';
+export { commandArgv, Executor } from './process/executor.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';

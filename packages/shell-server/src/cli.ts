@@ -1,9 +1,10 @@
-// ahma-shell's entry point: parse the command line, then serve, run one tool, or print usage.
+// ahma-shell's entry point: parse the command line, then serve, run one tool, or print usage. The
+// only reader of process.env, argv and cwd.
 import { AhmaError } from '@ahma/core';
 import { createLogger } from './logging.js';
 import { runOneShot } from './one-shot.js';
 import { parseCommandLine, USAGE } from './options.js';
-import { SERVER_VERSION } from './server.js';
+import { SERVER_VERSION } from './version.js';
 import { serveStdio, TTY_REFUSAL } from './transports/stdio.js';
 
 const out = {
@@ -39,10 +40,17 @@ async function main(): Promise<number> {
     out.stderr(TTY_REFUSAL);
     return 2;
   }
-  const logger = await createLogger({ logToStderr: options.logToStderr, debug: options.debug });
+  // The only reading of the process's environment and directory: everything below is given them.
+  const env = process.env;
+  const logger = await createLogger({
+    logToStderr: options.logToStderr,
+    debug: options.debug,
+    env,
+  });
+  const settings = { options, env, cwd: process.cwd(), logger };
   try {
-    if (options.toolName !== undefined) return await runOneShot(options, logger, out);
-    await serveStdio(options, logger);
+    if (options.toolName !== undefined) return await runOneShot(settings, out);
+    await serveStdio(settings);
     return 0;
   } catch (error) {
     // Startup refusals (no sandbox, bad scope) explain themselves; anything else is a bug.

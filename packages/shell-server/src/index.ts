@@ -1,11 +1,14 @@
-// Library entry of @ahma/shell-server, for tests and embedding.
+// Library entry of @ahma/shell-server, for tests and embedding: a runtime, MCP connections over it,
+// and the pieces of the CLI.
 export {
-  createServer,
+  createRuntime,
   catalogDirectory,
-  SERVER_NAME,
-  SERVER_VERSION,
-  type AhmaServer,
-} from './server.js';
+  type Runtime,
+  type RuntimeSettings,
+  type Environment,
+} from './runtime.js';
+export { createMcpServer, type McpConnection } from './mcp/server.js';
+export { SERVER_NAME, SERVER_VERSION } from './version.js';
 export {
   parseCommandLine,
   USAGE,

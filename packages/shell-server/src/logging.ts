@@ -10,13 +10,12 @@ export type { Logger };
 export interface LoggingOptions {
   readonly logToStderr: boolean;
   readonly debug: boolean;
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where XDG_CACHE_HOME is read (the CLI gives the process's environment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** `$XDG_CACHE_HOME/ahma/logs`, else the platform's cache directory. */
-export function logDirectory(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): string {
+export function logDirectory(env: Readonly<Record<string, string | undefined>>): string {
   const xdg = env['XDG_CACHE_HOME'];
   if (xdg !== undefined && xdg !== '') return join(xdg, 'ahma', 'logs');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'ahma', 'logs');

@@ -1,8 +1,8 @@
 // One-shot CLI (R8.9, R9): `ahma-shell --tool_name TOOL --tool_args JSON [-- WORDS…]` runs one tool
-// synchronously in the sandbox, prints its output and exits with the command's exit code.
-import type { Logger } from 'pino';
-import type { ServerOptions } from './options.js';
-import { createServer } from './server.js';
+// synchronously in the sandbox, prints its output and exits with the command's exit code. It calls
+// the runtime's tools directly: no MCP connection, the same operation runner and audit.
+import { createRuntime, type RuntimeSettings } from './runtime.js';
+import { toCallToolResult } from './mcp/tools/tool.js';
 
 export interface Output {
   stdout(text: string): void;
@@ -14,11 +14,8 @@ const TIMED_OUT_EXIT = 124;
 const CANCELLED_EXIT = 130;
 const USAGE_EXIT = 2;
 
-export async function runOneShot(
-  options: ServerOptions,
-  logger: Logger,
-  output: Output,
-): Promise<number> {
+export async function runOneShot(settings: RuntimeSettings, output: Output): Promise<number> {
+  const { options } = settings;
   let args: unknown = {};
   if (options.toolArgs !== undefined) {
     try {
@@ -34,42 +31,42 @@ export async function runOneShot(
       return USAGE_EXIT;
     }
   }
-  const ahma = await createServer(
-    { ...options, sync: true, noShellPool: true, noHotReload: true },
-    logger,
-  );
+  const runtime = await createRuntime({
+    ...settings,
+    options: { ...options, sync: true, noShellPool: true, noHotReload: true },
+  });
   try {
-    const entry = ahma.tools.find((candidate) => candidate.tool.name === options.toolName);
+    const entry = runtime.tools.find((candidate) => candidate.tool.name === options.toolName);
     if (entry === undefined) {
       output.stderr(
-        `ahma-shell: no tool "${String(options.toolName)}"; tools: ${ahma.tools.map((t) => t.tool.name).join(', ')}\n`,
+        `ahma-shell: no tool "${String(options.toolName)}"; tools: ${runtime.tools.map((t) => t.tool.name).join(', ')}\n`,
       );
       return USAGE_EXIT;
     }
-    const result = await entry.call(
+    const outcome = await entry.call(
       { ...entry.fromWords(options.rawArgs), ...(args as Record<string, unknown>) },
       { signal: new AbortController().signal, progress: undefined },
     );
-    const structured = result.structuredContent as
-      { output?: string; exit_code?: number | null; status?: string } | undefined;
-    if (structured?.output === undefined) {
+    const result = outcome.kind === 'operation' ? outcome.snapshot.result : undefined;
+    if (result === undefined) {
       // Not a command's result: a built-in's answer (status, activate_tools), or a refusal before
       // anything ran (bad arguments, a path outside the scope).
-      const text = result.content.flatMap((part) =>
+      const answer = toCallToolResult(outcome);
+      const text = answer.content.flatMap((part) =>
         part.type === 'text' ? [`${part.text}\n`] : [],
       );
-      if (result.isError !== true) {
+      if (answer.isError !== true) {
         output.stdout(text.join(''));
         return 0;
       }
       for (const line of text) output.stderr(line);
       return USAGE_EXIT;
     }
-    output.stdout(structured.output);
-    if (structured.status === 'timed_out') return TIMED_OUT_EXIT;
-    if (structured.status === 'cancelled') return CANCELLED_EXIT;
-    return structured.exit_code ?? 1;
+    output.stdout(result.output);
+    if (result.status === 'timed_out') return TIMED_OUT_EXIT;
+    if (result.status === 'cancelled') return CANCELLED_EXIT;
+    return result.exitCode ?? 1;
   } finally {
-    await ahma.close();
+    await runtime.close();
   }
 }

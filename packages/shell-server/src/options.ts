@@ -1,7 +1,7 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
 import { MAX_TIMEOUT_SECONDS } from '@ahma/core';
-import { HEARTBEAT_INTERVAL_MS } from './mcp/heartbeat.js';
+import { HEARTBEAT_INTERVAL_MS } from './calls/heartbeat.js';
 
 export interface ServerOptions {
   readonly mode: 'stdio' | 'http' | undefined;

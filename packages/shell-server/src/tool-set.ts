@@ -16,9 +16,11 @@ import {
   type ResolvedToolsDir,
 } from '@ahma/core';
 import type { Logger } from 'pino';
-import { livelogTool } from './mcp/livelog-tool.js';
-import { definitionTool, operationTools, shellTool, type ToolEntry } from './mcp/tools.js';
-import type { ToolContextBase } from './mcp/tools.js';
+import { definitionTool } from './mcp/tools/definition.js';
+import { livelogTool } from './mcp/tools/livelog.js';
+import { operationTools } from './mcp/tools/operations.js';
+import { shellTool } from './mcp/tools/shell.js';
+import type { ToolContextBase, ToolEntry } from './mcp/tools/tool.js';
 
 export interface ToolSetOptions {
   readonly toolsDir: ResolvedToolsDir;

@@ -1,20 +1,21 @@
 // Names of the server's built-in tools. Definitions may neither use them nor produce them.
 
-/** The built-in that lists and reveals bundled catalogs (SPEC §3 bundles on demand). */
-export const ACTIVATE_TOOLS_NAME = 'activate_tools';
-
 /**
- * Built-in tools (SPEC §3), in the order tools/list shows them. activate_tools is hidden by
+ * The server's built-in tools (SPEC §3), in the order tools/list shows them: the one list the
+ * server names its tools from and the reserved names derive from. activate_tools is hidden by
  * --no-tool-discovery, but a definition may not take its name either way: turning discovery back on
  * must not make a tool file invalid.
  */
-export const BUILTIN_TOOL_NAMES = [
-  'sandboxed_shell',
-  'status',
-  'await',
-  'cancel',
-  ACTIVATE_TOOLS_NAME,
-] as const;
+export const BUILTIN_TOOLS = {
+  shell: 'sandboxed_shell',
+  status: 'status',
+  await: 'await',
+  cancel: 'cancel',
+  /** Lists and reveals bundled catalogs (SPEC §3 bundles on demand). */
+  activateTools: 'activate_tools',
+} as const;
+
+export const BUILTIN_TOOL_NAMES: readonly string[] = Object.values(BUILTIN_TOOLS);
 
 /** Built-in command-registry tools (SPEC §8). */
 export const REGISTRY_TOOL_NAMES = [
@@ -35,4 +36,4 @@ export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** The built-in tool a sequence step may name besides defined tools. */
-export const SHELL_TOOL_NAME = 'sandboxed_shell';
+export const SHELL_TOOL_NAME = BUILTIN_TOOLS.shell;

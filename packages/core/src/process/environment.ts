@@ -54,3 +54,16 @@ export function commandEnvironment(
   }
   return Object.assign(env, NON_INTERACTIVE_ENV);
 }
+
+/**
+ * The temp directory an environment names, as os.tmpdir() finds it in the process's own: TMPDIR,
+ * TMP, TEMP, else /tmp (trailing slashes removed). Lets a server take its temp directory from the
+ * environment it is given instead of the process's.
+ */
+export function tempDirectory(env: Readonly<Record<string, string | undefined>>): string {
+  const named = [env['TMPDIR'], env['TMP'], env['TEMP']].find(
+    (value) => value !== undefined && value !== '',
+  );
+  const trimmed = named?.replace(/(?<=.)\/+$/, '');
+  return trimmed ?? '/tmp';
+}

@@ -31,7 +31,10 @@ export interface StepRecord {
   /** 1-based. */
   readonly step: number;
   readonly label: string;
+  /** How the transcript shows the step's command (`bash -c SCRIPT` for a script). */
   readonly argv: readonly string[];
+  /** What ran (the audit records its real argv); undefined for a step that did not run. */
+  readonly command: Command | undefined;
   /** Where it ran; undefined for a step that did not run. */
   readonly cwd: string | undefined;
   readonly status: StepStatus;

@@ -41,9 +41,14 @@ export const DEFAULT_GRACE_MS = 2000;
 /** How long the watchdog waits after the SIGKILL backstop before the server kills by itself. */
 const WATCHDOG_MS = 2000;
 
-/** The argv that runs a script: bash without startup files, so no user rc changes behaviour. */
-export function shellArgv(script: string): string[] {
-  return ['bash', '--noprofile', '--norc', '-c', script];
+/**
+ * The argv that really runs for a command, spawned or in a warm shell (the audit records it). A
+ * script runs in bash without startup files, so no user rc changes behaviour.
+ */
+export function commandArgv(command: Command): readonly string[] {
+  return command.kind === 'argv'
+    ? command.argv
+    : ['bash', '--noprofile', '--norc', '-c', command.script];
 }
 
 export class Executor {
@@ -78,9 +83,7 @@ export class Executor {
   }
 
   #spawn(request: ExecutionRequest): ChildProcess {
-    const argv =
-      request.command.kind === 'argv' ? request.command.argv : shellArgv(request.command.script);
-    const { file, args } = this.#options.sandbox.wrap(argv);
+    const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command));
     return spawn(file, args, {
       cwd: request.cwd,
       env: this.#options.env,

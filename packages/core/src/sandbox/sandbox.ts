@@ -18,6 +18,8 @@ export interface SandboxOptions {
   readonly extraWritable?: readonly string[];
   /** Let commands write to the temp directory (default true). */
   readonly writableTemp?: boolean;
+  /** The temp directory commands may write (default: the process's, os.tmpdir()). */
+  readonly tempDir?: string;
   /** Skip the seccomp filter that refuses unix-socket connections (Linux). */
   readonly allowUnixSockets?: boolean;
   /** Let commands keep the server's capabilities (Linux; by default every set is emptied). */
@@ -72,11 +74,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const platform = options.platform ?? process.platform;
   const helperPath = options.helperPath ?? defaultHelperPath();
   // mkdtemp, not a predictable name: commands write the temp dir and could plant a link there.
-  const cacheRoot = options.cacheRoot ?? (await mkdtemp(join(tmpdir(), 'ahma-cache-')));
+  const tempDir = options.tempDir ?? tmpdir();
+  const cacheRoot = options.cacheRoot ?? (await mkdtemp(join(tempDir, 'ahma-cache-')));
   await mkdir(cacheRoot, { recursive: true });
   const writable = await realPaths([
     options.scope,
-    ...(options.writableTemp === false ? [] : [tmpdir()]),
+    ...(options.writableTemp === false ? [] : [tempDir]),
     cacheRoot,
     ...(options.extraWritable ?? []),
   ]);
@@ -184,6 +187,8 @@ function seatbeltLine(writable: readonly string[], argv: readonly string[]): Com
 export interface WritablePathsOptions {
   readonly scope: string;
   readonly writableTemp?: boolean | undefined;
+  /** The temp directory (default: the process's, os.tmpdir()). */
+  readonly tempDir?: string | undefined;
   readonly extraWritable?: readonly string[] | undefined;
   readonly platform?: NodeJS.Platform | undefined;
 }
@@ -202,7 +207,7 @@ export async function writablePaths(options: WritablePathsOptions): Promise<Labe
     { path: await realpath(options.scope), label: 'the sandbox scope' },
     ...(options.writableTemp === false
       ? []
-      : [{ path: await realpath(tmpdir()), label: 'the temp directory' }]),
+      : [{ path: await realpath(options.tempDir ?? tmpdir()), label: 'the temp directory' }]),
     ...(await Promise.all(
       (options.extraWritable ?? []).map(async (path) => ({
         path: await realpath(path),

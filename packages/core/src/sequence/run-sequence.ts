@@ -152,6 +152,7 @@ async function runStep(
       step: index + 1,
       label: plan.label,
       argv: prepared.argv,
+      command: prepared.command,
       cwd: prepared.cwd,
       // Killed because the whole sequence ran out of time: that is a timeout, not a cancel.
       status: result.cancelled && sequenceTimedOut() ? 'timed_out' : result.status,
@@ -173,6 +174,7 @@ function notRun(index: number, plan: StepPlan, status: StepStatus): StepRecord {
     step: index + 1,
     label: plan.label,
     argv: [],
+    command: undefined,
     cwd: undefined,
     status,
     exitCode: null,

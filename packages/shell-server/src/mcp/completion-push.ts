@@ -14,13 +14,14 @@ export const LOGGER_NAME = 'ahma';
 /** Operation ids whose call was answered `started`: their completion is pushed. */
 export type AnsweredStarted = Set<string>;
 
+/** Pushes the completions of `answeredStarted` on `server`; returns the unsubscribe function. */
 export function pushCompletions(
   server: Server,
   engine: Engine,
   answeredStarted: AnsweredStarted,
   logger: Logger,
-): void {
-  engine.operations.onComplete((snapshot) => {
+): () => void {
+  return engine.operations.onComplete((snapshot) => {
     if (!answeredStarted.delete(snapshot.id)) return;
     const result = commandResult(snapshot);
     if (result.status === 'running') return;

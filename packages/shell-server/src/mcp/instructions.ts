@@ -2,7 +2,7 @@
 // call: use these tools rather than its own terminal, how asynchronous results reach it, and (unless
 // --no-tool-discovery) that more tools can be revealed. Clients put this in the model's context, so
 // it stays short (a test holds it under 1,200 characters).
-import { ACTIVATE_TOOLS_NAME } from '@ahma/core';
+import { BUILTIN_TOOLS } from '@ahma/core';
 
 export interface InstructionsOptions {
   /** activate_tools is offered (no --no-tool-discovery). */
@@ -22,7 +22,7 @@ export function serverInstructions(options: InstructionsOptions): string {
   ];
   if (options.discovery) {
     parts.push(
-      `More tools come in bundles for common programs (git, cargo, npm, …): \`${ACTIVATE_TOOLS_NAME}\` with {"action": "list"} shows those installed here, and {"action": "reveal", "bundle": NAME} adds one (the tool list then changes).`,
+      `More tools come in bundles for common programs (git, cargo, npm, …): \`${BUILTIN_TOOLS.activateTools}\` with {"action": "list"} shows those installed here, and {"action": "reveal", "bundle": NAME} adds one (the tool list then changes).`,
     );
   }
   return parts.join('\n\n');

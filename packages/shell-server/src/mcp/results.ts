@@ -1,7 +1,7 @@
 // How results look to the client (SPEC §3): text for the model, structuredContent for programs,
 // and one shape for success and failure (a failed command is a tool result with isError, never a
 // JSON-RPC error).
-import { AHMA_ERROR_CODES, type AhmaError, type AhmaErrorCode } from '@ahma/core';
+import { AHMA_ERROR_CODES, type AhmaErrorCode } from '@ahma/core';
 import type { OperationSnapshot, StepRecord } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -193,9 +193,4 @@ export function toolError(message: string, code?: AhmaErrorCode): CallToolResult
     structuredContent: { ...structured },
     isError: true,
   };
-}
-
-/** An AhmaError as a tool result that keeps its code. */
-export function ahmaToolError(error: AhmaError): CallToolResult {
-  return toolError(error.message, error.code);
 }

@@ -1,7 +1,8 @@
-// The MCP face of Ahma: the SDK's low-level Server with raw JSON Schema tools (R5.3), tools/list,
-// tools/call, progress while a call is open, and completion pushes as notifications/message
-// (R2.2). Every SDK call of the server lives under this folder.
-import type { Engine } from '@ahma/core';
+// One MCP connection over the runtime: an SDK low-level Server with raw JSON Schema tools (R5.3),
+// tools/list, tools/call, progress while a call is open, completion pushes of the calls it
+// answered `started` (R2.2), alerts of the operations it started, and tools/list_changed. Each
+// client connection gets its own; closing it releases everything it subscribed to. Every SDK call
+// of the server lives under this folder.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -9,52 +10,46 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from 'pino';
-import { pushCompletions, type AnsweredStarted } from './completion-push.js';
-import type { ProgressReporter } from './heartbeat.js';
-import type { ToolEntry } from './tools.js';
+import type { ProgressReporter } from '../calls/heartbeat.js';
+import type { Runtime } from '../runtime.js';
+import { SERVER_NAME, SERVER_VERSION } from '../version.js';
+import { LOGGER_NAME, pushCompletions } from './completion-push.js';
+import { toCallToolResult } from './tools/tool.js';
 
-export interface McpServerParts {
-  readonly name: string;
-  readonly version: string;
-  readonly engine: Engine;
-  readonly logger: Logger;
-  /** Tools in list order; looked up by name on every call. */
-  readonly tools: () => readonly ToolEntry[];
-  /** Async calls answered `started`, whose completion is pushed (filled by the tools). */
-  readonly answeredStarted: AnsweredStarted;
-  /** The initialize result's instructions (mcp/instructions.ts). */
-  readonly instructions: string;
+export interface McpConnection {
+  readonly server: Server;
+  /** Closes the SDK server (and its transport) and releases the connection's subscriptions. */
+  close(): Promise<void>;
 }
 
-export function createMcpServer(parts: McpServerParts): Server {
+export function createMcpServer(runtime: Runtime): McpConnection {
+  const { logger } = runtime;
   const server = new Server(
-    { name: parts.name, version: parts.version },
+    { name: SERVER_NAME, version: SERVER_VERSION },
     {
       // logging: completions of answered calls and livelog alerts are notifications/message.
       capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions: parts.instructions,
+      instructions: runtime.instructions,
     },
   );
+  /** Operations this connection started and that still run: their alerts and pushes come here. */
+  const owned = new Set<string>();
+  /** Of those, the ones whose call was answered `started`: their completion is pushed. */
+  const answeredStarted = new Set<string>();
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
-    parts.logger.debug('tools/list');
-    return {
-      tools: parts.tools().map((entry) => entry.tool),
-    };
+    logger.debug('tools/list');
+    return { tools: runtime.tools.map((entry) => entry.tool) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    parts.logger.debug(
-      { tool: request.params.name, arguments: request.params.arguments },
-      'tools/call',
-    );
-    const entry = parts.tools().find((candidate) => candidate.tool.name === request.params.name);
+    logger.debug({ tool: request.params.name, arguments: request.params.arguments }, 'tools/call');
+    const entry = runtime.tools.find((candidate) => candidate.tool.name === request.params.name);
     if (entry === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
     }
     const progressToken = request.params._meta?.progressToken;
-    // Progress of this request, sent on its own stream; only while it is open (see heartbeat.ts).
+    // Progress of this request, sent on its own stream; only while it is open (calls/heartbeat.ts).
     const progress: ProgressReporter | undefined =
       progressToken === undefined
         ? undefined
@@ -64,39 +59,58 @@ export function createMcpServer(parts: McpServerParts): Server {
                 method: 'notifications/progress',
                 params: { progressToken, progress: value, message },
               })
-              .catch((error: unknown) =>
-                parts.logger.warn({ err: error }, 'could not send progress'),
-              );
-    return entry.call(request.params.arguments ?? {}, { signal: extra.signal, progress });
+              .catch((error: unknown) => logger.warn({ err: error }, 'could not send progress'));
+    const outcome = await entry.call(request.params.arguments ?? {}, {
+      signal: extra.signal,
+      progress,
+      started: (id) => owned.add(id),
+      pushLater: (id) => answeredStarted.add(id),
+    });
+    return toCallToolResult(outcome);
   });
 
-  pushCompletions(server, parts.engine, parts.answeredStarted, parts.logger);
-
-  // SPEC §3: a livelog tool's alert is pushed at once as a warning naming its operation.
-  parts.engine.operations.onAlert((alert) => {
-    server
-      .sendLoggingMessage({
-        level: 'warning',
-        logger: 'ahma',
-        data: {
-          operation_id: alert.operationId,
-          tool: alert.tool,
-          alert: alert.summary,
-          chunk: alert.detail,
-        },
-      })
-      .catch((error: unknown) =>
-        parts.logger.warn({ err: error, operation: alert.operationId }, 'could not push an alert'),
-      );
-  });
-
-  return server;
-}
-
-/** notifications/tools/list_changed, after a reload swapped the tools (a no-op before connect). */
-export async function notifyToolsChanged(server: Server, logger: Logger): Promise<void> {
-  if (server.transport === undefined) return;
-  await server
-    .sendToolListChanged()
-    .catch((error: unknown) => logger.warn({ err: error }, 'could not send tools/list_changed'));
+  const { engine } = runtime;
+  const subscriptions = [
+    pushCompletions(server, engine, answeredStarted, logger),
+    engine.operations.onComplete((snapshot) => owned.delete(snapshot.id)),
+    // SPEC §3: a livelog tool's alert is pushed at once as a warning naming its operation.
+    engine.operations.onAlert((alert) => {
+      if (!owned.has(alert.operationId)) return;
+      server
+        .sendLoggingMessage({
+          level: 'warning',
+          logger: LOGGER_NAME,
+          data: {
+            operation_id: alert.operationId,
+            tool: alert.tool,
+            alert: alert.summary,
+            chunk: alert.detail,
+          },
+        })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, operation: alert.operationId }, 'could not push an alert'),
+        );
+    }),
+    // Hot reload and revealed bundles: the client lists the tools again (not before it connected).
+    runtime.onToolsChanged(() => {
+      if (server.transport === undefined) return;
+      server
+        .sendToolListChanged()
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not send tools/list_changed'),
+        );
+    }),
+  ];
+  const release = () => {
+    for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
+  };
+  // The client going away closes the transport, and with it the server: release then too.
+  server.onclose = release;
+  return {
+    server,
+    close: async () => {
+      release();
+      await server.close();
+    },
+  };
 }

@@ -1,9 +1,8 @@
 // `ahma-shell --mode stdio`: MCP over stdin/stdout, as MCP clients start it. Refused on an
 // interactive terminal (R8.10), where it could only confuse a person.
-import type { Logger } from 'pino';
+import { createMcpServer } from '../mcp/server.js';
 import { serveOnStdio } from '../mcp/stdio.js';
-import type { ServerOptions } from '../options.js';
-import { createServer } from '../server.js';
+import { createRuntime, type RuntimeSettings } from '../runtime.js';
 
 export const TTY_REFUSAL = `ahma-shell --mode stdio speaks the Model Context Protocol on stdin/stdout: an MCP client
 starts it, it is not meant to be typed into. Register it with your client instead, for example:
@@ -17,12 +16,18 @@ starts it, it is not meant to be typed into. Register it with your client instea
 To try a tool by hand: ahma-shell --tool_name sandboxed_shell -- echo hello
 `;
 
-export async function serveStdio(options: ServerOptions, logger: Logger): Promise<void> {
-  const ahma = await createServer(options, logger);
-  const stop = () => void ahma.close().finally(() => process.exit(0));
+/** One runtime and one connection, on stdin/stdout; resolves once the client has gone. */
+export async function serveStdio(settings: RuntimeSettings): Promise<void> {
+  const runtime = await createRuntime(settings);
+  const connection = createMcpServer(runtime);
+  const shutDown = async () => {
+    await connection.close();
+    await runtime.close();
+  };
+  const stop = () => void shutDown().finally(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  await serveOnStdio(ahma.server, logger);
-  logger.info('client disconnected; shutting down');
-  await ahma.close();
+  await serveOnStdio(connection.server, settings.logger);
+  settings.logger.info('client disconnected; shutting down');
+  await shutDown();
 }

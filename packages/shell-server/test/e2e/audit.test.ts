@@ -40,15 +40,16 @@ describe('audit line size (NFR4.3)', () => {
     const { raw, audit } = await auditOf(scope, result.operation_id);
     expect(raw.length).toBeLessThan(16 * 1024);
     const argv = audit['argv'] as string[];
-    expect(argv.slice(0, 2)).toEqual(['bash', '-c']);
+    // The argv that really ran: bash without startup files (issue 12: not a shortened `bash -c`).
+    expect(argv.slice(0, 4)).toEqual(['bash', '--noprofile', '--norc', '-c']);
     // Head and tail of the script survive around a marker saying how much was left out.
-    expect(argv[2]).toMatch(/^#x{100}/);
-    expect(argv[2]).toMatch(/…\[\d+ chars elided\]…/);
-    expect(argv[2]).toMatch(/echo audited-tail$/);
+    expect(argv[4]).toMatch(/^#x{100}/);
+    expect(argv[4]).toMatch(/…\[\d+ chars elided\]…/);
+    expect(argv[4]).toMatch(/echo audited-tail$/);
     expect(audit).toMatchObject({
       tool: 'sandboxed_shell',
       argv_elided: true,
-      argv_sha256: fingerprint(['bash', '-c', script]),
+      argv_sha256: fingerprint(['bash', '--noprofile', '--norc', '-c', script]),
       status: 'completed',
       exit_code: 0,
     });

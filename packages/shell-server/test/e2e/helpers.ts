@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { BUILTIN_TOOL_NAMES } from '@ahma/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   LoggingMessageNotificationSchema,
   type CallToolResult,
@@ -22,7 +24,12 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { createLogger } from '../../src/logging.js';
 import type { CommandResult } from '../../src/mcp/results.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { parseCommandLine } from '../../src/options.js';
+import { createRuntime } from '../../src/runtime.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');
@@ -83,10 +90,10 @@ export interface ScopeOptions {
 
 export interface RunningServer {
   readonly client: Client;
-  readonly transport: StdioClientTransport;
-  /** The server process's pid. */
+  readonly transport: Transport;
+  /** The server process's pid (the test process's own for an in-process server). */
   readonly pid: number;
-  /** Everything the server wrote on stderr so far. */
+  /** Everything the server wrote on stderr so far (an in-process server: its log, as JSON lines). */
   stderr(): string;
   /** Progress the SDK delivered to calls made with `progress: true`, in arrival order. */
   readonly progress: Progress[];
@@ -189,18 +196,66 @@ export class E2E {
     });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    return this.#connect(
+      transport,
+      () => transport.pid,
+      () => stderr,
+    );
+  }
+
+  /**
+   * The same server in this process: a runtime and an MCP connection made from the command line
+   * `--mode stdio --sandbox-scope <scope> …args`, with the scope's environment and directory,
+   * connected to the SDK Client over InMemoryTransport. The log goes where the binary's would
+   * (the scope's log file), or with --log-to-stderr to `stderr()` as JSON lines.
+   */
+  async inProcess(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
+    const parsed = parseCommandLine(
+      ['--mode', 'stdio', '--sandbox-scope', scope.dir, ...args],
+      scope.env,
+    );
+    if (parsed.kind !== 'run') throw new Error(`not a server command line: ${args.join(' ')}`);
+    const { options } = parsed;
+    let stderr = '';
+    const logger = options.logToStderr
+      ? pino(
+          { level: options.debug ? 'debug' : 'info' },
+          { write: (line: string) => void (stderr += line) },
+        )
+      : await createLogger({ logToStderr: false, debug: options.debug, env: scope.env });
+    const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
+    const connection = createMcpServer(runtime);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await connection.server.connect(serverSide);
+    return this.#connect(
+      clientSide,
+      () => process.pid,
+      () => stderr,
+      async () => {
+        await connection.close();
+        await runtime.close();
+      },
+    );
+  }
+
+  async #connect(
+    transport: Transport,
+    pidOf: () => number | null,
+    stderr: () => string,
+    stop: () => Promise<void> = () => Promise.resolve(),
+  ): Promise<RunningServer> {
     const client = new Client({ name: 'ahma-e2e', version: '1.0.0' });
     const clientErrors: Error[] = [];
     client.onerror = (error) => clientErrors.push(error);
     await client.connect(transport);
-    const pid = transport.pid;
+    const pid = pidOf();
     if (pid === null) throw new Error('the server has no pid');
     // Every incoming message with its arrival time, before the Client handles it.
     const received: RunningServer['received'] = [];
     const handle = transport.onmessage;
-    transport.onmessage = (message) => {
+    transport.onmessage = (message, extra) => {
       received.push({ at: performance.now(), message });
-      handle?.(message);
+      handle?.(message, extra);
     };
     const messages: LoggingMessageNotification['params'][] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
@@ -212,7 +267,7 @@ export class E2E {
       client,
       transport,
       pid,
-      stderr: () => stderr,
+      stderr,
       progress,
       messages,
       received,
@@ -222,7 +277,7 @@ export class E2E {
           ...options.request,
           ...(options.progress === true ? { onprogress: (p: Progress) => progress.push(p) } : {}),
         })) as CallToolResult,
-      close: () => (closed ??= client.close()),
+      close: () => (closed ??= client.close().then(stop)),
     };
     this.#servers.push(server);
     return server;

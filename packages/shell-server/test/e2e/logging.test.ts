@@ -121,7 +121,7 @@ describe('log file (default)', () => {
     )?.['audit'];
     expect(audit).toMatchObject({
       tool: 'sandboxed_shell',
-      argv: ['bash', '-c', 'exit 9'],
+      argv: ['bash', '--noprofile', '--norc', '-c', 'exit 9'],
       scope: scope.dir,
       cwd: `${scope.dir}/d`,
       status: 'failed',

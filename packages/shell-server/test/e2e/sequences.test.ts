@@ -8,6 +8,7 @@ import {
   E2E,
   processesMatching,
   pushedId,
+  readLog,
   structured,
   textOf,
   uniqueMarker,
@@ -197,6 +198,20 @@ describe('sequences', () => {
     expect(content.output).toContain(`${join(scope.dir, 'sub')}\n`);
     // The working directory is never an argument of the command.
     expect(content.output).not.toContain('working_directory');
+  });
+
+  it('NFR4.3: a script step is audited with the argv that ran, while its transcript shows bash -c', async () => {
+    const scope = await scopeWith([sequenceTool('where', [shellStep('pwd')])]);
+    const server = await e2e.server(scope);
+    const content = structured<CommandResult>(await server.call('where', {}));
+    expect(content.steps?.map((s: StepSummary) => s.argv)).toEqual([['bash', '-c', 'pwd']]);
+    await server.close();
+    const audits = (await readLog(scope)).lines.flatMap((line) =>
+      line['msg'] === 'execution' ? [line['audit'] as { operation: string; argv: string[] }] : [],
+    );
+    expect(audits.filter((a) => a.operation === content.operation_id).map((a) => a.argv)).toEqual([
+      ['bash', '--noprofile', '--norc', '-c', 'pwd'],
+    ]);
   });
 
   it('R6.2: a step whose arguments are invalid refuses the whole call before any step runs', async () => {

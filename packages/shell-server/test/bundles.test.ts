@@ -1,12 +1,7 @@
 // The small text helpers of bundles on demand (SPEC §3): the one-line summary activate_tools shows
 // and the did-you-mean of an unknown bundle name.
 import { describe, expect, it } from 'vitest';
-import {
-  firstSentence,
-  INSTALL_TEXT_LIMIT,
-  installLine,
-  suggestBundle,
-} from '../../src/bundles.js';
+import { firstSentence, INSTALL_TEXT_LIMIT, installLine, suggestBundle } from '../src/bundles.js';
 
 const NAMES = ['cargo', 'file-tools', 'gh', 'git', 'npm', 'pnpm', 'python'];
 

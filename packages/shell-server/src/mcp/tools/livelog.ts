@@ -1,18 +1,12 @@
 // The MCP tool of a livelog definition (SPEC §2 Compatibility): a call starts the monitor as an
 // operation (status, await and cancel see it like any other) and answers at once; the issues the
-// endpoint finds arrive as alerts (server.ts pushes them as notifications/message warnings).
+// endpoint finds arrive as alerts (mcp/server.ts pushes them as notifications/message warnings).
 import { livelogTask, resolveWorkingDirectory, type LoadedTool } from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from './results.js';
-import {
-  audit,
-  invalidArguments,
-  isResult,
-  refusing,
-  runOperation,
-  type ToolContext,
-  type ToolEntry,
-} from './tools.js';
+import { audit } from '../../calls/audit.js';
+import { runOperation } from '../../calls/operation-runner.js';
+import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
+import { invalidArguments, isRefusal, refusing, type ToolContext, type ToolEntry } from './tool.js';
 
 const HOW_ALERTS_ARRIVE =
   'While the monitor runs, each issue the model finds arrives as a notifications/message warning (logger "ahma") naming this operation, with the summary and the output it is about. It runs until the source ends, its timeout passes or you `cancel` it; the final result counts the chunks checked and the alerts raised.';
@@ -40,7 +34,7 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
           engine.sandbox.scope,
         ),
       );
-      if (isResult(cwd)) return cwd;
+      if (isRefusal(cwd)) return cwd;
       // A monitor runs until cancelled: only a timeout the call or the file asks for applies,
       // never the server's default command timeout.
       const timeout = args['timeout_seconds'];
@@ -51,22 +45,26 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         settings,
         cwd,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
-        env: process.env,
+        env: context.env,
         logger: context.logger,
       });
       // A monitor runs until cancelled: the call never blocks (not even with --sync) and answers
       // at once, without an inline wait that could only delay it.
-      return runOperation(
+      const snapshot = await runOperation(
         { ...context, inlineWaitMs: 0 },
         loaded.name,
         false,
         async (signal, id) => {
           const result = await task(signal, id);
-          audit(context, id, loaded.name, argv, cwd, result);
+          audit(
+            { logger: context.logger, scope: engine.sandbox.scope },
+            { operation: id, tool: loaded.name, argv, cwd, result },
+          );
           return result;
         },
         call,
       );
+      return { kind: 'operation', snapshot };
     },
   };
 }

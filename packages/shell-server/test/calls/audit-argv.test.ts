@@ -2,7 +2,7 @@
 // carries the SHA-256 of the full argv (each word's UTF-8 and a NUL, as /proc/PID/cmdline).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { auditedArgv } from '../../src/mcp/audit-argv.js';
+import { auditedArgv } from '../../src/calls/audit-argv.js';
 
 const sha = (bytes: string) => createHash('sha256').update(bytes, 'utf8').digest('hex');
 

@@ -1,17 +1,18 @@
 // activate_tools (SPEC §3 bundles on demand): progressive disclosure of the bundled catalog. The
 // agent starts with few tools, lists the bundles whose program is installed here, and reveals the
 // ones it needs; the client is told with tools/list_changed. Hidden by --no-tool-discovery.
-import { ACTIVATE_TOOLS_NAME, type ArgumentValidator } from '@ahma/core';
+import { BUILTIN_TOOLS, type ArgumentValidator } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
 import {
   installLine,
   type Bundles,
   type BundleStatus,
   type RevealOutcome,
   type UnknownBundle,
-} from '../bundles.js';
-import { outputSchemaWithError, toolError } from './results.js';
-import type { ToolEntry } from './tools.js';
+} from '../../bundles.js';
+import { outputSchemaWithError, toolError } from '../results.js';
+import { invalidArguments, refused, type ToolEntry } from './tool.js';
 
 const BUNDLE_SCHEMA = {
   type: 'object',
@@ -57,7 +58,7 @@ const OUTPUT_SCHEMA = {
 } as const;
 
 const TOOL: Tool = {
-  name: ACTIVATE_TOOLS_NAME,
+  name: BUILTIN_TOOLS.activateTools,
   description:
     'More tools come in bundles of ready-made tools for common programs (git, cargo, npm, …). ' +
     '`{"action": "list"}` shows the bundles whose program is installed here: name, summary, tool ' +
@@ -86,7 +87,10 @@ const TOOL: Tool = {
 };
 
 /** The activate_tools built-in over the server's bundles. */
-export function activateToolsTool(bundles: Bundles, validator: ArgumentValidator): ToolEntry {
+export function activateToolsTool(
+  bundles: Bundles,
+  context: { readonly validator: ArgumentValidator; readonly logger: Logger },
+): ToolEntry {
   return {
     tool: TOOL,
     // One-shot CLI: `-- reveal git cargo`.
@@ -95,13 +99,8 @@ export function activateToolsTool(bundles: Bundles, validator: ArgumentValidator
       ...(rest.length === 0 ? {} : { bundle: rest }),
     }),
     async call(args) {
-      const errors = validator.validate(TOOL.inputSchema, args);
-      if (errors.length > 0) {
-        return toolError(
-          `Invalid arguments for ${TOOL.name}:\n${errors.map((e) => `- ${e.message}`).join('\n')}`,
-          'ARGUMENTS_INVALID',
-        );
-      }
+      const invalid = invalidArguments(context, TOOL, args);
+      if (invalid !== undefined) return invalid;
       const bundle = args['bundle'];
       const named =
         bundle === undefined
@@ -111,21 +110,22 @@ export function activateToolsTool(bundles: Bundles, validator: ArgumentValidator
             : [String(bundle)];
       if (args['action'] === 'reveal') {
         if (named === undefined) {
-          return toolError(
+          return refused(
             'reveal needs "bundle": the name of a bundle (or a list); {"action": "list"} shows them.',
           );
         }
-        return revealResult(await bundles.reveal(named));
+        return { kind: 'answer', result: revealResult(await bundles.reveal(named)) };
       }
       if (named !== undefined) {
         const unknown = await bundles.unknown(named);
-        if (unknown.length > 0) return unknownError(unknown);
+        if (unknown.length > 0) return { kind: 'answer', result: unknownError(unknown) };
       }
       const all = await bundles.list();
-      return listResult(
+      const result = listResult(
         named === undefined ? all : all.filter((b) => named.includes(b.name)),
         named !== undefined,
       );
+      return { kind: 'answer', result };
     },
   };
 }

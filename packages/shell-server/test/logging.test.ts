@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { logDirectory, logFileName } from '../../src/logging.js';
+import { logDirectory, logFileName } from '../src/logging.js';
 
 describe('log file location', () => {
   it('R16: one file per local day, named by its date', () => {

@@ -1,5 +1,8 @@
-// createServer: options → a ready Ahma MCP server (tools loaded, sandbox probed, engine running),
-// independent of the transport that will carry it.
+// The runtime: what one Ahma process serves, whatever carries it. It owns the engine (sandbox,
+// warm shells, operations), the tool set with its hot reload and revealed bundles, and their
+// watchers. It reads nothing from the process: options, environment and working directory are
+// given (the CLI is their only reader). MCP connections are made over it (mcp/server.ts), one per
+// client connection; the one-shot CLI calls its tools directly.
 import { fileURLToPath } from 'node:url';
 import {
   ArgumentValidator,
@@ -9,28 +12,36 @@ import {
   resolveToolsDir,
   type Engine,
 } from '@ahma/core';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
-import packageJson from '../package.json' with { type: 'json' };
 import { Bundles } from './bundles.js';
-import { activateToolsTool } from './mcp/activate-tools.js';
 import { serverInstructions } from './mcp/instructions.js';
-import type { AnsweredStarted } from './mcp/completion-push.js';
-import { createMcpServer, notifyToolsChanged } from './mcp/server.js';
-import type { ToolEntry } from './mcp/tools.js';
+import { activateToolsTool } from './mcp/tools/activate-tools.js';
+import type { ToolEntry } from './mcp/tools/tool.js';
 import type { ServerOptions } from './options.js';
 import { ToolSet } from './tool-set.js';
 import { watchToolsDir } from './watch-tools.js';
 
-export const SERVER_NAME = 'ahma';
-export const SERVER_VERSION: string = packageJson.version;
+export type Environment = Readonly<Record<string, string | undefined>>;
 
-export interface AhmaServer {
-  readonly server: Server;
+export interface RuntimeSettings {
+  readonly options: ServerOptions;
+  /** The server's environment: the base of every command's, and where settings are read. */
+  readonly env: Environment;
+  /** The directory the server was started in (the default sandbox scope). */
+  readonly cwd: string;
+  readonly logger: Logger;
+}
+
+export interface Runtime {
   readonly engine: Engine;
-  /** The tools offered right now (hot reload swaps them). */
+  readonly logger: Logger;
+  /** The initialize result's instructions (mcp/instructions.ts). */
+  readonly instructions: string;
+  /** The tools offered right now, in list order (hot reload and revealed bundles swap them). */
   readonly tools: readonly ToolEntry[];
-  /** Stops running operations and warm shells, then the MCP server. Idempotent. */
+  /** Called after the listed tools changed; returns the unsubscribe function. */
+  onToolsChanged(listener: () => void): () => void;
+  /** Stops the watchers, then running operations and warm shells. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -44,12 +55,13 @@ function packageDirectory(): string {
   return fileURLToPath(new URL('..', import.meta.url));
 }
 
-export async function createServer(options: ServerOptions, logger: Logger): Promise<AhmaServer> {
-  const env = process.env;
-  const scope = await resolveSandboxScope({ scope: options.sandboxScope, env, cwd: process.cwd() });
+export async function createRuntime(settings: RuntimeSettings): Promise<Runtime> {
+  const { options, env, logger } = settings;
+  const scope = await resolveSandboxScope({ scope: options.sandboxScope, env, cwd: settings.cwd });
   const toolsDir = resolveToolsDir({ toolsDir: options.toolsDir, env, scope });
   const engine = await createEngine({
     scope,
+    env,
     noSandbox: options.noSandbox,
     keepCapabilities: options.keepCapabilities,
     noShellPool: options.noShellPool,
@@ -82,8 +94,8 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     'engine ready',
   );
 
-  const answeredStarted: AnsweredStarted = new Set();
   const validator = new ArgumentValidator();
+  const toolsChanged = new Set<() => void>();
   // SPEC §3 bundles on demand: --tools reveals from the start, activate_tools at run time.
   const bundles: Bundles = new Bundles({
     catalogDir: catalogDirectory(),
@@ -97,55 +109,51 @@ export async function createServer(options: ServerOptions, logger: Logger): Prom
     toolsDir,
     catalogDir: catalogDirectory(),
     bundled: () => bundles.revealed,
-    builtIns: options.noToolDiscovery ? [] : [activateToolsTool(bundles, validator)],
+    builtIns: options.noToolDiscovery ? [] : [activateToolsTool(bundles, { validator, logger })],
     engine,
     logger,
     context: {
       engine,
+      operations: engine.operations,
       validator,
       logger,
+      env,
       defaultTimeoutSeconds: options.timeoutSeconds,
       forceSync: options.sync,
       inlineWaitMs: options.inlineWaitSeconds * 1000,
       heartbeatMs: options.heartbeatMs,
-      pushLater: (id) => answeredStarted.add(id),
     },
   });
   await toolSet.load();
 
-  const server = createMcpServer({
-    name: SERVER_NAME,
-    version: SERVER_VERSION,
-    engine,
-    logger,
-    tools: () => toolSet.entries,
-    instructions: serverInstructions({
-      discovery: !options.noToolDiscovery,
-      inlineWaitSeconds: options.inlineWaitSeconds,
-    }),
-    answeredStarted,
-  });
-  // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and the client is told
-  // to list them again. A save that changed nothing a client sees (same content, a comment) is no
-  // news.
+  // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and every connection is
+  // told. A save that changed nothing a client sees (same content, a comment) is no news.
   async function reloadTools(): Promise<void> {
-    if (await toolSet.load()) await notifyToolsChanged(server, logger);
+    if (!(await toolSet.load())) return;
+    for (const listener of toolsChanged) listener();
   }
   const watcher = options.noHotReload
     ? undefined
     : watchToolsDir(toolsDir.dir, reloadTools, logger);
   let closing: Promise<void> | undefined;
   return {
-    server,
     engine,
+    logger,
+    instructions: serverInstructions({
+      discovery: !options.noToolDiscovery,
+      inlineWaitSeconds: options.inlineWaitSeconds,
+    }),
     get tools() {
       return toolSet.entries;
+    },
+    onToolsChanged(listener) {
+      toolsChanged.add(listener);
+      return () => toolsChanged.delete(listener);
     },
     close: () =>
       (closing ??= (async () => {
         await watcher?.close(); // a reload in progress finishes before the engine goes
         await engine.close();
-        await server.close();
       })()),
   };
 }

@@ -1,0 +1,63 @@
+// A prepared command as an operation: it runs in the sandbox under the engine's executor, its
+// audit line records the argv that really ran, and what it needed (file arguments) is cleaned up.
+import { commandArgv, type Command, type Engine, type OperationSnapshot } from '@ahma/core';
+import type { Logger } from 'pino';
+import { audit } from './audit.js';
+import { runOperation, type CallContext, type RunnerSettings } from './operation-runner.js';
+
+/** A command ready to run: what, where, for how long, and what to clean up afterwards. */
+export interface PreparedCommand {
+  readonly command: Command;
+  readonly cwd: string;
+  /** The call's or the tool's limit; undefined: the server's default. */
+  readonly timeoutSeconds: number | undefined;
+  cleanup(): Promise<void>;
+}
+
+export interface CommandSettings extends RunnerSettings {
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** --timeout, seconds. */
+  readonly defaultTimeoutSeconds: number;
+}
+
+export function runCommand(
+  settings: CommandSettings,
+  name: string,
+  blocking: boolean,
+  prepared: PreparedCommand,
+  call: CallContext,
+): Promise<OperationSnapshot> {
+  const { engine } = settings;
+  const timeoutSeconds = prepared.timeoutSeconds ?? settings.defaultTimeoutSeconds;
+  return runOperation(
+    settings,
+    name,
+    blocking,
+    async (signal, id) => {
+      try {
+        const result = await engine.executor.run({
+          command: prepared.command,
+          cwd: prepared.cwd,
+          timeoutMs: timeoutSeconds * 1000,
+          signal,
+          logName: id,
+        });
+        audit(
+          { logger: settings.logger, scope: engine.sandbox.scope },
+          {
+            operation: id,
+            tool: name,
+            argv: commandArgv(prepared.command),
+            cwd: prepared.cwd,
+            result,
+          },
+        );
+        return result;
+      } finally {
+        await prepared.cleanup();
+      }
+    },
+    call,
+  );
+}

@@ -1,0 +1,75 @@
+// The MCP tool of a loaded definition leaf: its arguments become one argv (never a shell line) that
+// runs in the sandbox; a leaf with a sequence runs its steps instead (sequence.ts).
+import { prepareInvocation, type LoadedTool } from '@ahma/core';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { blocks } from '../../calls/operation-runner.js';
+import { runCommand } from '../../calls/run-command.js';
+import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
+import { runSequenceTool } from './sequence.js';
+import { invalidArguments, isRefusal, refusing, type ToolContext, type ToolEntry } from './tool.js';
+
+export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEntry {
+  const tool: Tool = {
+    name: loaded.name,
+    description: loaded.description,
+    inputSchema: loaded.inputSchema as Tool['inputSchema'],
+    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
+  };
+  return {
+    tool,
+    fromWords: (words) => positionalArguments(loaded, words),
+    async call(args, call) {
+      const invalid = invalidArguments(context, tool, args);
+      if (invalid !== undefined) return invalid;
+      if (loaded.leaf.sequence !== undefined) return runSequenceTool(context, loaded, args, call);
+      const prepared = await refusing(() =>
+        prepareInvocation(loaded.leaf, args, {
+          scope: context.engine.sandbox.scope,
+          tempRoot: context.engine.state.serverDir,
+        }),
+      );
+      if (isRefusal(prepared)) return prepared;
+      const snapshot = await runCommand(
+        context,
+        loaded.name,
+        blocks(context.forceSync, loaded.leaf.synchronous, args),
+        { ...prepared, command: { kind: 'argv', argv: prepared.argv } },
+        call,
+      );
+      return { kind: 'operation', snapshot };
+    },
+  };
+}
+
+/** One-shot CLI: words fill the positionals in order; an array positional takes all that remain. */
+function positionalArguments(
+  loaded: LoadedTool,
+  words: readonly string[],
+): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  let rest = [...words];
+  for (const positional of loaded.leaf.positionals) {
+    if (rest.length === 0) break;
+    if (positional.type === 'array') {
+      args[positional.name] = rest.map((word) => wordValue(word, positional.items?.type));
+      rest = [];
+    } else {
+      args[positional.name] = wordValue(rest.shift() ?? '', positional.type);
+    }
+  }
+  return args;
+}
+
+/**
+ * A raw word as the value of a parameter of `type`: the word itself for a string, else its JSON
+ * value ("3", "true"); a word that is not JSON stays a string, so the argument check names the
+ * parameter and its type instead of the parse failing.
+ */
+function wordValue(word: string, type: string | undefined): unknown {
+  if (type === undefined || type === 'string') return word;
+  try {
+    return JSON.parse(word) as unknown;
+  } catch {
+    return word;
+  }
+}
