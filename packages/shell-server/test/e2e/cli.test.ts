@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, childEnv, E2E, PACKAGE_DIR } from './helpers.js';
+import { BIN, childEnv, E2E, PACKAGE_DIR } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());

@@ -3,7 +3,7 @@
 // only when the npm registry is unreachable and nothing is cached (the script exits 77).
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childEnv, E2E, PACKAGE_DIR } from './helpers.js';
+import { childEnv, E2E, PACKAGE_DIR } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());

@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, FIXTURES, PACKAGE_DIR, readLog, structured, type CommandResult } from './helpers.js';
+import {
+  E2E,
+  FIXTURES,
+  PACKAGE_DIR,
+  readLog,
+  structured,
+  type CommandResult,
+} from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());

@@ -2,7 +2,14 @@
 // $XDG_CACHE_HOME/ahma/logs without colours, with one audit line per execution; --log-to-stderr
 // writes readable lines on stderr; in every mode stdout carries only JSON-RPC.
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, RawSession, readLog, structured, type CommandResult, type Scope } from './helpers.js';
+import {
+  E2E,
+  RawSession,
+  readLog,
+  structured,
+  type CommandResult,
+  type Scope,
+} from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());

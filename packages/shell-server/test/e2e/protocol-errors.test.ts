@@ -3,7 +3,7 @@
 // SDK's Client cannot send such bytes, so these tests write raw bytes to the built binary's stdin.
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, RawSession, waitFor } from './helpers.js';
+import { E2E, RawSession, waitFor } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());

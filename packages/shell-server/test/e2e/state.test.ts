@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, exists, structured, waitFor, type CommandResult } from './helpers.js';
+import { E2E, exists, structured, waitFor, type CommandResult } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());

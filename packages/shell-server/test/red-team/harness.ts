@@ -46,7 +46,7 @@ import {
   waitFor,
   type CommandResult,
   type ProcessInfo,
-} from '../e2e/helpers.js';
+} from '../support/harness.js';
 
 export { descendantsOf, processInfo, processes, sleep, structured, textOf, waitFor };
 export type { CommandResult, ProcessInfo };

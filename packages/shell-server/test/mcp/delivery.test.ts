@@ -21,7 +21,7 @@ import {
   type RunningServer,
   type Scope,
   type StartedResult,
-} from './helpers.js';
+} from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -73,7 +73,7 @@ function lastRequestId(server: RunningServer): number {
 
 describe('inline wait (SPEC §3 inline wait)', () => {
   it('SPEC §3 inline wait: a quick async call answers with its finished result, in the sync shape, and nothing is pushed', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('sandboxed_shell', { command: 'echo quick; exit 2' });
     const content = structured<CommandResult>(result);
     expect(content).toEqual({
@@ -102,7 +102,7 @@ describe('inline wait (SPEC §3 inline wait)', () => {
   });
 
   it('SPEC §3 inline wait: a command outlasting --inline-wait answers started after the wait, then its completion is pushed', async () => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '1']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '1']);
     const before = Date.now();
     const result = await server.call('sandboxed_shell', { command: 'sleep 2.5; echo slow' });
     // It waited (about a second) before answering; not asserted tighter on a busy machine.
@@ -117,7 +117,7 @@ describe('inline wait (SPEC §3 inline wait)', () => {
   });
 
   it('SPEC §3 inline wait: --inline-wait 0 answers started at once, even for a command that ends at once', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const result = await server.call('sandboxed_shell', { command: 'echo fast' });
     const started = structured<StartedResult>(result);
     expect(started).toEqual({
@@ -133,13 +133,13 @@ describe('inline wait (SPEC §3 inline wait)', () => {
 
   it('SPEC §3 inline wait: AHMA_INLINE_WAIT=0 is the same as --inline-wait 0', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server({ ...scope, env: { ...scope.env, AHMA_INLINE_WAIT: '0' } });
+    const server = await e2e.inProcess({ ...scope, env: { ...scope.env, AHMA_INLINE_WAIT: '0' } });
     const result = await server.call('e2e_async', { value: 'x' });
     expect(structured<StartedResult>(result).status).toBe('started');
   });
 
   it('SPEC §3 inline wait: the client cancelling the request during the inline wait kills the command', async () => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '30']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '30']);
     const marker = uniqueMarker();
     const controller = new AbortController();
     const call = server.call(
@@ -164,15 +164,15 @@ describe('inline wait (SPEC §3 inline wait)', () => {
 
   it('SPEC §3 inline wait: the initialize instructions state the inline wait the server uses', async () => {
     const scope = await e2e.scope();
-    const waiting = (await e2e.server(scope, ['--inline-wait', '3'])).client.getInstructions();
+    const waiting = (await e2e.inProcess(scope, ['--inline-wait', '3'])).client.getInstructions();
     expect(waiting).toContain('when the command ends within 3 s');
-    const atOnce = (await e2e.server(scope, AT_ONCE)).client.getInstructions();
+    const atOnce = (await e2e.inProcess(scope, AT_ONCE)).client.getInstructions();
     expect(atOnce).not.toMatch(/ends within/);
     expect(atOnce).toContain('An asynchronous call answers at once with an operation_id');
   });
 
   it('R2.2: a request cancelled during the inline wait is never pushed, even when its command outlives the wait', async () => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '1']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '1']);
     const marker = uniqueMarker();
     const controller = new AbortController();
     // Ignores SIGTERM: it dies only at the SIGKILL after the kill grace, after the inline wait.
@@ -197,7 +197,7 @@ describe('inline wait (SPEC §3 inline wait)', () => {
 
 describe('completion pushes (R2.2)', () => {
   it('R2.2: a call answered started gets its completion as notifications/message: logger ahma, level info, data = the finished result', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.3; echo pushed; exit 3' }),
     );
@@ -224,7 +224,7 @@ describe('completion pushes (R2.2)', () => {
   });
 
   it('R2.2: logging/setLevel warning suppresses completion messages, await still returns the result, info brings them back', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     await server.client.setLoggingLevel('warning');
     const quiet = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'echo quiet' }),
@@ -247,14 +247,14 @@ describe('completion pushes (R2.2)', () => {
   });
 
   it('R2.2: the server declares the logging capability', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     expect(server.client.getServerCapabilities()).toMatchObject({ logging: {} });
   });
 });
 
 describe('progress only while a call is open (R3.3)', () => {
   it('R3.3: heartbeats during a synchronous call carry the elapsed time, grow, and stop before the response', async () => {
-    const server = await e2e.server(await fastHeartbeatScope());
+    const server = await e2e.inProcess(await fastHeartbeatScope());
     const result = await server.call(
       'sandboxed_shell',
       { command: 'sleep 1.5; echo done', execution_mode: 'Synchronous' },
@@ -273,7 +273,7 @@ describe('progress only while a call is open (R3.3)', () => {
   });
 
   it('R3.3: the inline wait sends heartbeats, the started answer ends them, and the completion comes as a message', async () => {
-    const server = await e2e.server(await fastHeartbeatScope(), ['--inline-wait', '1']);
+    const server = await e2e.inProcess(await fastHeartbeatScope(), ['--inline-wait', '1']);
     const result = await server.call(
       'sandboxed_shell',
       { command: 'sleep 2; echo later' },
@@ -292,7 +292,7 @@ describe('progress only while a call is open (R3.3)', () => {
   });
 
   it('R2.3/R3.3: await sends heartbeats while it waits when the call has a progress token', async () => {
-    const server = await e2e.server(await fastHeartbeatScope(), AT_ONCE);
+    const server = await e2e.inProcess(await fastHeartbeatScope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 1.5; echo awaited' }),
     );
@@ -307,7 +307,7 @@ describe('progress only while a call is open (R3.3)', () => {
   });
 
   it('R3.3: a call without a progress token gets no progress at all', async () => {
-    const server = await e2e.server(await fastHeartbeatScope());
+    const server = await e2e.inProcess(await fastHeartbeatScope());
     await server.call('sandboxed_shell', {
       command: 'sleep 0.6',
       execution_mode: 'Synchronous',
@@ -351,7 +351,7 @@ describe('progress only while a call is open (R3.3)', () => {
 
 describe('execution_mode (R10.1)', () => {
   it('R10.1: execution_mode "Synchronous" makes an async tool block; it is never passed to the command', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const shell = await server.call('sandboxed_shell', {
       command: 'sleep 0.5; echo blocked',
       execution_mode: 'Synchronous',
@@ -368,7 +368,7 @@ describe('execution_mode (R10.1)', () => {
   });
 
   it('R10.1: execution_mode "AsyncResultPush" runs a synchronous tool in the background, with a push', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const result = await server.call('argv', { text: 'x', execution_mode: 'AsyncResultPush' });
     const { operation_id, status } = structured<StartedResult>(result);
     expect(status).toBe('started');
@@ -380,7 +380,7 @@ describe('execution_mode (R10.1)', () => {
   });
 
   it('R10.1: an unknown execution_mode is a tool error naming the field, and nothing runs', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('sandboxed_shell', {
       command: 'true',
       execution_mode: 'sync',
@@ -391,7 +391,7 @@ describe('execution_mode (R10.1)', () => {
   });
 
   it('R10.1: every command tool declares execution_mode; status, await, cancel and activate_tools do not', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     for (const tool of tools) {
       const declared = Object.keys(tool.inputSchema.properties ?? {}).includes('execution_mode');

@@ -2,7 +2,7 @@
 // deterministic order, each with an inputSchema and an outputSchema; invalid files are skipped
 // and named in the log (R5.2).
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILT_INS, E2E, FIXTURE_TOOLS, readLog } from './helpers.js';
+import { BUILT_INS, E2E, FIXTURE_TOOLS, readLog } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -10,20 +10,20 @@ afterEach(() => e2e.cleanup());
 describe('tools/list', () => {
   it('SPEC §3: lists sandboxed_shell, status, await, cancel and activate_tools first, then the definitions by definition name and declared leaf order', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const { tools } = await server.client.listTools();
     // File names (a-fails.json, zz-argv.json) deliberately disagree with the definition names.
     expect(tools.map((tool) => tool.name)).toEqual([...BUILT_INS, ...FIXTURE_TOOLS]);
     // Deterministic: the same list again, and from a second server on the same definitions.
     expect((await server.client.listTools()).tools).toEqual(tools);
-    const again = await e2e.server(await e2e.scope());
+    const again = await e2e.inProcess(await e2e.scope());
     expect((await again.client.listTools()).tools.map((tool) => tool.name)).toEqual(
       tools.map((tool) => tool.name),
     );
   });
 
   it('SPEC §3: every tool has a description, an object inputSchema and an object outputSchema', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     for (const tool of tools) {
       expect(tool.description, tool.name).toEqual(expect.stringMatching(/\S/));
@@ -47,7 +47,7 @@ describe('tools/list', () => {
   });
 
   it('SPEC §3: inputSchemas come from the definitions: properties, required, path format and the meta-parameters', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     const schema = (name: string) => tools.find((tool) => tool.name === name)?.inputSchema;
     expect(schema('sandboxed_shell')).toMatchObject({
@@ -76,7 +76,7 @@ describe('tools/list', () => {
   });
 
   it('R2.1: asynchronous tools carry the guidance to keep working while the result is pushed; synchronous ones do not', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     const description = (name: string) =>
       tools.find((tool) => tool.name === name)?.description ?? '';
@@ -88,14 +88,14 @@ describe('tools/list', () => {
   });
 
   it('SPEC §3: the server declares tools.listChanged and names itself', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     expect(server.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
     expect(server.client.getServerVersion()?.name).toBe('ahma');
   });
 
   it('R5.2: an invalid tool file is skipped, the other files are listed, and the log file names it', async () => {
     const scope = await e2e.scope({ invalid: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...BUILT_INS, ...FIXTURE_TOOLS]);
     await server.close();
@@ -111,7 +111,7 @@ describe('tools/list', () => {
 
   it('R5.2: a tools directory holding only an invalid file still serves the built-ins', async () => {
     const scope = await e2e.scope({ noTools: true, invalid: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     expect((await server.client.listTools()).tools.map((tool) => tool.name)).toEqual([
       ...BUILT_INS,
     ]);

@@ -13,7 +13,7 @@ import {
   type CommandResult,
   type RunningServer,
   type Scope,
-} from './helpers.js';
+} from './support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -39,7 +39,7 @@ const toolNames = async (server: RunningServer) =>
 describe('hot reload', () => {
   it('SPEC §6 hot reload: a new tool file appears with notifications/tools/list_changed and can be called', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     expect(await toolNames(server)).not.toContain('fresh');
 
@@ -53,7 +53,7 @@ describe('hot reload', () => {
   it('SPEC §6 hot reload: a changed file is swapped in; a broken edit keeps the last good definition (and says why)', async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'edited'), echoTool('edited', 'one'));
-    const server = await e2e.server(scope, ['--log-to-stderr']);
+    const server = await e2e.inProcess(scope, ['--log-to-stderr']);
     const changes = countListChanged(server);
 
     await writeFile(toolFile(scope, 'edited'), echoTool('edited', 'two'));
@@ -76,7 +76,7 @@ describe('hot reload', () => {
   it('SPEC §6 hot reload: deleting a file removes its tools; a burst of changes is one reload', async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'doomed'), echoTool('doomed', 'x'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     expect(await toolNames(server)).toContain('doomed');
 
@@ -96,7 +96,7 @@ describe('hot reload', () => {
     const scope = await e2e.scope({ noTools: true });
     const dir = join(scope.dir, '.ahma', 'tools');
     await rm(dir, { recursive: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
 
     await mkdir(dir);
@@ -130,7 +130,7 @@ describe('hot reload', () => {
         guidance_key: 'careful',
       }),
     );
-    const server = await e2e.server(scope, ['--log-to-stderr']);
+    const server = await e2e.inProcess(scope, ['--log-to-stderr']);
     const describe = async () =>
       (await server.client.listTools()).tools.find((tool) => tool.name === 'guided')?.description;
     expect(await describe()).toBe('Be careful.\n\nEcho guided.');
@@ -144,7 +144,7 @@ describe('hot reload', () => {
   it('SPEC §6 hot reload: a save that changes nothing a client sees, or a non-JSON file, sends no list_changed', async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'steady'), echoTool('steady', 'x'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     await writeFile(toolFile(scope, 'steady'), echoTool('steady', 'x'));
     await writeFile(join(scope.dir, '.ahma', 'tools', '.steady.json.swp'), 'editor junk');
@@ -157,7 +157,7 @@ describe('hot reload', () => {
 
   it('SPEC §6 hot reload: --no-hot-reload keeps the tools as they were at start', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope, ['--no-hot-reload']);
+    const server = await e2e.inProcess(scope, ['--no-hot-reload']);
     const changes = countListChanged(server);
     await writeFile(toolFile(scope, 'ignored'), echoTool('ignored', 'x'));
     await sleep(800);

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, structured, textOf, type CommandResult } from './helpers.js';
+import { E2E, structured, textOf, type CommandResult } from '../../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -13,7 +13,7 @@ describe('the bundled catalog', () => {
   it("R1.2: --tools git,file-tools lists their tools beside the project's, and they run in the sandbox", async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(join(scope.dir, 'notes.txt'), 'one\ntwo\n');
-    const server = await e2e.server(scope, ['--tools', 'git,file-tools']);
+    const server = await e2e.inProcess(scope, ['--tools', 'git,file-tools']);
     const names = (await server.client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(
       expect.arrayContaining(['git_status', 'git_commit', 'file-tools_ls', 'file-tools_wc']),
@@ -35,7 +35,7 @@ describe('the bundled catalog', () => {
 
   it('SPEC §2 argv: git_log with a revision starting with "-" is a tool error naming the field; git never runs', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope, ['--tools', 'git']);
+    const server = await e2e.inProcess(scope, ['--tools', 'git']);
     expect(structured<CommandResult>(await server.call('git_init', {})).status).toBe('completed');
     const pwned = join(scope.dir, 'pwned');
     const result = await server.call('git_log', { revision: `--output=${pwned}` });

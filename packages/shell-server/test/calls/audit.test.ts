@@ -3,7 +3,7 @@
 // command identifiable.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, readLog, structured, type CommandResult, type Scope } from './helpers.js';
+import { E2E, readLog, structured, type CommandResult, type Scope } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -30,7 +30,7 @@ async function auditOf(scope: Scope, operation: string) {
 describe('audit line size (NFR4.3)', () => {
   it('NFR4.3: a 9 MiB sandboxed_shell script is audited capped, marked as elided, with the SHA-256 of the full argv', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope, ['--sync']);
+    const server = await e2e.inProcess(scope, ['--sync']);
     const script = `#${'x'.repeat(9 * 1024 * 1024)}\necho audited-tail`;
     const result = structured<CommandResult>(
       await server.call('sandboxed_shell', { command: script }),
@@ -57,7 +57,7 @@ describe('audit line size (NFR4.3)', () => {
 
   it('NFR4.3: many words are capped in total: the rest is replaced by one marker counting them', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const words = Array.from(
       { length: 200 },
       (_, i) => `w${String(i).padStart(3, '0')}${'z'.repeat(200)}`,
@@ -81,7 +81,7 @@ describe('audit line size (NFR4.3)', () => {
 
   it('NFR4.3: a short argv is logged whole, not marked, with its SHA-256', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const ok = structured<CommandResult>(await server.call('e2e_sync', { value: 'small' }));
     await server.close();
     const { audit } = await auditOf(scope, ok.operation_id);

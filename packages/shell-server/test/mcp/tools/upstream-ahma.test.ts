@@ -1,5 +1,5 @@
-// SPEC §2 Compatibility, end to end: the Rust ahma's own tool files (core's
-// test/fixtures/upstream-ahma, unmodified) served by the built server over real stdio, their
+// SPEC §2 Compatibility: the Rust ahma's own tool files (core's test/fixtures/upstream-ahma,
+// unmodified) served by the server (in this process, with the SDK's real Client), their
 // file-tools and git tools run for real in the Landlock sandbox. The server runs with --sync so
 // every call answers with its finished result, however results are delivered otherwise.
 import { execFileSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import {
   textOf,
   type CommandResult,
   type Scope,
-} from './helpers.js';
+} from '../../support/harness.js';
 
 const UPSTREAM = join(PACKAGE_DIR, '..', 'core', 'test', 'fixtures', 'upstream-ahma');
 
@@ -46,7 +46,7 @@ function installed(program: string): boolean {
 describe('SPEC §2 compat: upstream ahma tool files through the server', () => {
   it('SPEC §2 compat: their tools list; each file-tools leaf exactly when its program is installed', async () => {
     const scope = await upstreamScope();
-    const server = await e2e.server(scope, ['--sync']);
+    const server = await e2e.inProcess(scope, ['--sync']);
     const names = (await server.client.listTools()).tools.map((tool) => tool.name);
     const fileTools = JSON.parse(readFileSync(join(UPSTREAM, 'file-tools.json'), 'utf8')) as {
       subcommand: { name: string }[];
@@ -84,7 +84,7 @@ describe('SPEC §2 compat: upstream ahma tool files through the server', () => {
   it('SPEC §2 compat: file-tools ls and grep run as argv in the sandbox; a ";" in a pattern never reaches a shell', async () => {
     const scope = await upstreamScope();
     await writeFile(join(scope.dir, 'notes.txt'), 'first line\nx; touch PWNED\n');
-    const server = await e2e.server(scope, ['--sync']);
+    const server = await e2e.inProcess(scope, ['--sync']);
 
     const ls = await server.call('file-tools_ls', { long: true, path: '.' });
     expect(ls.isError, textOf(ls)).toBeFalsy();
@@ -121,7 +121,7 @@ describe('SPEC §2 compat: upstream ahma tool files through the server', () => {
     git('config', 'user.name', 'Ahma E2E');
     git('config', 'user.email', 'e2e@example.invalid');
     await writeFile(join(scope.dir, 'a.txt'), 'a\n');
-    const server = await e2e.server(scope, ['--sync']);
+    const server = await e2e.inProcess(scope, ['--sync']);
 
     const status = await server.call('git_status', { short: true });
     expect(structured<CommandResult>(status).output).toContain('?? a.txt');

@@ -16,7 +16,7 @@ import {
   type ProcessInfo,
   type RunningServer,
   type StartedResult,
-} from './helpers.js';
+} from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -54,7 +54,7 @@ async function expectAllGone(
 
 describe('cancel', () => {
   it("SPEC §3: cancel kills a running operation's process group and its setsid'ed grandchild, leaving no zombie", async () => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '0']);
     const marker = uniqueMarker();
     const started = await server.call('sandboxed_shell', { command: treeScript(marker) });
     const { operation_id } = structured<StartedResult>(started);
@@ -87,7 +87,7 @@ describe('cancel', () => {
   });
 
   it('SPEC §3: cancelling an already finished operation says so and changes nothing', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const done = structured<CommandResult>(await server.call('e2e_sync', { value: 'x' }));
     const result = await server.call('cancel', { id: done.operation_id });
     expect(textOf(result)).toContain(`${done.operation_id} had already finished (completed)`);
@@ -95,14 +95,14 @@ describe('cancel', () => {
   });
 
   it('SPEC §3: cancelling an unknown operation is a tool error naming it', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('cancel', { id: 'op_missing_9' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('op_missing_9');
   });
 
   it('SPEC §3: an operation that outlives its async call is killed when the server shuts down', async () => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '0']);
     const marker = uniqueMarker();
     await server.call('sandboxed_shell', { command: treeScript(marker) });
     const tree = await waitForTree(marker);
@@ -119,7 +119,7 @@ describe('cancel', () => {
 describe('notifications/cancelled', () => {
   it('SPEC §3: notifications/cancelled for an in-flight synchronous call kills its process tree', async () => {
     // --sync makes sandboxed_shell block, so the request stays in flight while the command runs.
-    const server = await e2e.server(await e2e.scope(), ['--sync']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--sync']);
     const marker = uniqueMarker();
     const controller = new AbortController();
     const call = server.call(
@@ -152,7 +152,7 @@ describe('notifications/cancelled', () => {
   });
 
   it('SPEC §3: notifications/cancelled for a synchronous definition tool kills it before its own timeout', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const controller = new AbortController();
     const started = Date.now();
     // slow runs `sleep 30`; the per-call timeout keeps it from being killed by its own 1 s limit.

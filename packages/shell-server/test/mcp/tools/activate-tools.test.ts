@@ -1,7 +1,8 @@
 // Bundles on demand (SPEC §3): activate_tools lists the bundled catalogs whose program is
 // installed here and reveals them with tools/list_changed; --tools reveals from the start;
 // --no-tool-discovery hides it; the initialize instructions say how to work with the server.
-// Real built server, real SDK client over stdio, real availability probes.
+// The real runtime in this process, the SDK's real Client over InMemoryTransport, real
+// availability probes.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import {
   type CommandResult,
   type RunningServer,
   type Scope,
-} from './helpers.js';
+} from '../../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -104,7 +105,7 @@ const toolFile = (scope: Scope, name: string) => join(scope.dir, '.ahma', 'tools
 describe('bundles on demand', () => {
   it('SPEC §3 bundles: list shows the installed bundles with summary, tool count and whether each is revealed (--tools reveals from the start)', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope, ['--tools', 'git']);
+    const server = await e2e.inProcess(scope, ['--tools', 'git']);
     const { text, listing } = await list(server);
 
     const installedHere = catalog.filter((b) =>
@@ -144,7 +145,7 @@ describe('bundles on demand', () => {
   it('SPEC §3 bundles: reveal sends tools/list_changed and serves the bundle, whose tools run in the sandbox', async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(join(scope.dir, 'notes.txt'), 'one\n');
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     expect((await toolNames(server)).some((name) => name.startsWith('git_'))).toBe(false);
 
@@ -172,7 +173,7 @@ describe('bundles on demand', () => {
 
   it('SPEC §3 bundles: revealing an already revealed bundle is a success without a second tools/list_changed', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope, ['--tools', 'file-tools']);
+    const server = await e2e.inProcess(scope, ['--tools', 'file-tools']);
     const changes = countListChanged(server);
 
     const again = await server.call('activate_tools', { action: 'reveal', bundle: 'file-tools' });
@@ -194,7 +195,7 @@ describe('bundles on demand', () => {
 
   it('SPEC §3 bundles: two concurrent reveals of one bundle both answer with its tools, and tools/list_changed is sent once', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     const [one, two] = await Promise.all([
       server.call('activate_tools', { action: 'reveal', bundle: 'git' }),
@@ -217,7 +218,7 @@ describe('bundles on demand', () => {
 
   it('SPEC §3 bundles: a revealed bundle survives hot reloads', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     await server.call('activate_tools', { action: 'reveal', bundle: 'file-tools' });
     await waitFor(() => changes() >= 1, 'tools/list_changed of the reveal');
@@ -232,7 +233,7 @@ describe('bundles on demand', () => {
   it("SPEC §3 bundles, R1.2: a project tool file with a bundle's name still replaces it after a reveal", async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'git'), echoTool('git', 'local-git'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const before = await toolNames(server);
     expect(before).toContain('git');
 
@@ -262,7 +263,7 @@ describe('bundles on demand', () => {
         subcommand: [{ name: 'version', description: 'Git version.', synchronous: true }],
       }),
     );
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     expect(await toolNames(server)).toContain('gh_version');
 
@@ -290,7 +291,7 @@ describe('bundles on demand', () => {
 
   it('SPEC §3 bundles: an unknown bundle is a tool error with a did-you-mean, and nothing of the call is revealed', async () => {
     const scope = await e2e.scope({ noTools: true });
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     const result = await server.call('activate_tools', {
       action: 'reveal',
@@ -309,7 +310,7 @@ describe('bundles on demand', () => {
   });
 
   it('SPEC §3 bundles: reveal needs a bundle name; bad arguments are a tool error naming the field', async () => {
-    const server = await e2e.server(await e2e.scope({ noTools: true }));
+    const server = await e2e.inProcess(await e2e.scope({ noTools: true }));
     const missing = await server.call('activate_tools', { action: 'reveal' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toMatch(/reveal needs "bundle"/);
@@ -329,7 +330,7 @@ describe('bundles on demand', () => {
 
     const scope = await e2e.scope({ noTools: true });
     scope.env['PATH'] = dirs.join(':');
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
     const { text, listing } = await list(server);
     expect(listing.bundles.map((b) => b.name)).not.toContain(absent.name);
@@ -366,7 +367,7 @@ describe('bundles on demand', () => {
   });
 
   it('SPEC §3 bundles: the initialize instructions say to prefer these tools, how async results arrive, and name activate_tools', async () => {
-    const server = await e2e.server(await e2e.scope({ noTools: true }));
+    const server = await e2e.inProcess(await e2e.scope({ noTools: true }));
     const instructions = server.client.getInstructions() ?? '';
     expect(instructions.length).toBeGreaterThan(0);
     expect(instructions.length).toBeLessThan(1200);
@@ -380,8 +381,8 @@ describe('bundles on demand', () => {
   it('SPEC §7 --no-tool-discovery: activate_tools is neither listed nor callable nor in the instructions; --tools still works', async () => {
     const scope = await e2e.scope({ noTools: true });
     for (const server of [
-      await e2e.server(scope, ['--no-tool-discovery', '--tools', 'file-tools']),
-      await e2e.server({ ...scope, env: { ...scope.env, AHMA_NO_TOOL_DISCOVERY: '1' } }, [
+      await e2e.inProcess(scope, ['--no-tool-discovery', '--tools', 'file-tools']),
+      await e2e.inProcess({ ...scope, env: { ...scope.env, AHMA_NO_TOOL_DISCOVERY: '1' } }, [
         '--tools',
         'file-tools',
       ]),
@@ -400,7 +401,7 @@ describe('bundles on demand', () => {
   it('R5.2: a tool file named activate_tools is refused; the built-in stays', async () => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'activate_tools'), echoTool('activate_tools', 'hijack'));
-    const server = await e2e.server(scope, ['--log-to-stderr']);
+    const server = await e2e.inProcess(scope, ['--log-to-stderr']);
     const { tools } = await server.client.listTools();
     const named = tools.filter((tool) => tool.name === 'activate_tools');
     expect(named).toHaveLength(1);

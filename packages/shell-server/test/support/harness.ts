@@ -1,15 +1,18 @@
-// Shared harness of the end-to-end suite: every test spawns the BUILT binary (bin/ahma-shell.js,
-// so run the package build first) in its own sandbox scope under /var/tmp (outside the temp
-// directory the sandbox always leaves writable), with the fixture tool definitions copied into
-// <scope>/.ahma/tools, and XDG_CACHE_HOME and XDG_STATE_HOME pointing into a private directory so
-// the log file and Ahma's private state can be inspected. Everything a test creates is removed by
-// E2E.cleanup().
+// Shared harness of the shell-server tests. Every test gets its own sandbox scope under /var/tmp
+// (outside the temp directory the sandbox always leaves writable), with the fixture tool
+// definitions copied into <scope>/.ahma/tools, and XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR
+// pointing into a private directory so the log file and Ahma's private state can be inspected.
+// A server is either the BUILT binary (E2E.server: run the package build first) driven over stdio,
+// or the same runtime and MCP connection in the test process (E2E.inProcess) over
+// InMemoryTransport; both are driven with the SDK's real Client. Everything a test creates is
+// removed by E2E.cleanup().
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { BUILTIN_TOOL_NAMES } from '@ahma/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,6 +28,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 import { createLogger } from '../../src/logging.js';
 import type { CommandResult } from '../../src/mcp/results.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -93,7 +97,7 @@ export interface RunningServer {
   readonly transport: Transport;
   /** The server process's pid (the test process's own for an in-process server). */
   readonly pid: number;
-  /** Everything the server wrote on stderr so far (an in-process server: its log, as JSON lines). */
+  /** Everything the server wrote on stderr so far (an in-process server: its --log-to-stderr log). */
   stderr(): string;
   /** Progress the SDK delivered to calls made with `progress: true`, in arrival order. */
   readonly progress: Progress[];
@@ -207,7 +211,7 @@ export class E2E {
    * The same server in this process: a runtime and an MCP connection made from the command line
    * `--mode stdio --sandbox-scope <scope> …args`, with the scope's environment and directory,
    * connected to the SDK Client over InMemoryTransport. The log goes where the binary's would
-   * (the scope's log file), or with --log-to-stderr to `stderr()` as JSON lines.
+   * (the scope's log file), or with --log-to-stderr to `stderr()` as the binary prints it.
    */
   async inProcess(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
     const parsed = parseCommandLine(
@@ -217,10 +221,19 @@ export class E2E {
     if (parsed.kind !== 'run') throw new Error(`not a server command line: ${args.join(' ')}`);
     const { options } = parsed;
     let stderr = '';
+    // --log-to-stderr: the binary's human-readable lines (without colours), kept for stderr().
     const logger = options.logToStderr
       ? pino(
           { level: options.debug ? 'debug' : 'info' },
-          { write: (line: string) => void (stderr += line) },
+          PinoPretty({
+            colorize: false,
+            destination: new Writable({
+              write(chunk: Buffer, _encoding, done) {
+                stderr += chunk.toString('utf8');
+                done();
+              },
+            }),
+          }),
         )
       : await createLogger({ logToStderr: false, debug: options.debug, env: scope.env });
     const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });

@@ -11,7 +11,7 @@ import {
   type CommandResult,
   type Operations,
   type StartedResult,
-} from './helpers.js';
+} from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -25,7 +25,7 @@ const METACHARACTERS =
 
 describe('synchronous calls', () => {
   it('R3.1: a synchronous tool blocks and returns its output as text and as the finished structuredContent', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('e2e_sync', { value: 'hello' });
     expect(result.isError).toBe(false);
     const content = structured<CommandResult>(result);
@@ -48,7 +48,7 @@ describe('synchronous calls', () => {
   });
 
   it('SPEC §3: operation ids are unique across calls', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++)
       ids.add(structured<CommandResult>(await server.call('e2e_sync')).operation_id);
@@ -56,7 +56,7 @@ describe('synchronous calls', () => {
   });
 
   it('SPEC §3: a non-zero exit is a tool result with isError, exit_code and output, never a JSON-RPC error', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('fails');
     expect(result.isError).toBe(true);
     expect(structured<CommandResult>(result)).toMatchObject({
@@ -69,7 +69,7 @@ describe('synchronous calls', () => {
   });
 
   it('SPEC §3: a subcommand-level timeout_seconds of 1 kills the command: status timed_out and isError', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const started = Date.now();
     const result = await server.call('slow');
     const elapsed = Date.now() - started;
@@ -84,7 +84,7 @@ describe('synchronous calls', () => {
   });
 
   it('R10.1: the per-call timeout_seconds meta-parameter overrides the subcommand timeout', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const started = Date.now();
     // Longer than the subcommand's 1 s: the command must survive past the second.
     const result = await server.call('slow', { timeout_seconds: 2.5 });
@@ -94,7 +94,7 @@ describe('synchronous calls', () => {
   });
 
   it('SPEC §3: bad arguments get an isError result naming the field, and nothing runs', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const wrongType = await server.call('e2e_sync', { value: 42 });
     expect(wrongType.isError).toBe(true);
     expect(wrongType.structuredContent).toEqual({
@@ -125,14 +125,14 @@ describe('synchronous calls', () => {
   });
 
   it('SPEC §3: an unknown tool name is refused', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     await expect(server.call('no_such_tool')).rejects.toThrow(/no_such_tool/);
   });
 });
 
 describe('argv fidelity', () => {
   it('R10.1: an option value full of shell metacharacters arrives as one byte-identical argv element', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('argv', { text: METACHARACTERS });
     expect(result.isError).toBe(false);
     expect(JSON.parse(structured<CommandResult>(result).output)).toEqual([
@@ -146,7 +146,7 @@ describe('argv fidelity', () => {
   });
 
   it('SPEC §2 argv: a positional word starting with "-" is a tool error naming the field, and nothing runs', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const refused = await server.call('argv', { words: ['ok', '-rf'] });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain('argument "words": "-rf" starts with "-"');
@@ -154,14 +154,14 @@ describe('argv fidelity', () => {
   });
 
   it('R10.1: an option value echoed through printf comes back unchanged', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('e2e_sync', { value: METACHARACTERS });
     expect(structured<CommandResult>(result).output).toBe(`sync\n--value\n${METACHARACTERS}\n`);
   });
 
   it('R10.1: meta-parameters (working_directory, timeout_seconds, execution_mode) are never passed to the command', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const setup = await server.call('sandboxed_shell', { command: 'mkdir -p sub' });
     await server.call('await', { ids: [structured<StartedResult>(setup).operation_id] });
     const result = await server.call('argv', {
@@ -179,7 +179,7 @@ describe('argv fidelity', () => {
 
 describe('asynchronous calls', () => {
   it('R2.1: an async tool returns at once with {operation_id, status: started, tool} while the command runs', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const started = Date.now();
     const result = await server.call('sandboxed_shell', { command: 'sleep 2; echo late' });
     expect(Date.now() - started).toBeLessThan(1500);
@@ -202,7 +202,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R2.2: a result is never lost: status returns it after completion', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'echo kept' }),
     );
@@ -221,7 +221,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R2.3: await blocks until the named operation finishes and returns its result', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.6; echo awaited; exit 3' }),
     );
@@ -244,7 +244,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R2.3: await without ids waits for every running operation', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const first = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.8; echo one' }),
     );
@@ -266,7 +266,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R2.3: await gives up after its timeout_seconds and reports the operation still running', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 30' }),
     );
@@ -280,7 +280,7 @@ describe('asynchronous calls', () => {
   });
 
   it('SPEC §3: status is a non-blocking snapshot of running and finished operations', async () => {
-    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const running = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 30' }),
     );
@@ -303,7 +303,7 @@ describe('asynchronous calls', () => {
   });
 
   it('SPEC §3: status with no ids is not an error because a past operation failed; named, it is', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const failed = structured<CommandResult>(await server.call('fails'));
     expect(failed.status).toBe('failed');
     const all = await server.call('status', {});
@@ -314,7 +314,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R15.1: stderr is merged into stdout as one chronological stream', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const script = 'for i in $(seq 1 25); do echo out$i; echo err$i >&2; done; printf tail >&2';
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: script }),
@@ -329,7 +329,7 @@ describe('asynchronous calls', () => {
   });
 
   it('R15.1: the stderr of a definition tool is merged too, in order', async () => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     // fails: console.log('boom'); console.error('bang'); console.log('bye')
     expect(structured<CommandResult>(await server.call('fails')).output).toBe('boom\nbang\nbye\n');
   });
@@ -337,7 +337,7 @@ describe('asynchronous calls', () => {
 
 describe('--sync', () => {
   it('R3.4: --sync makes an async tool return its final result in the response', async () => {
-    const server = await e2e.server(await e2e.scope(), ['--sync', ...AT_ONCE]);
+    const server = await e2e.inProcess(await e2e.scope(), ['--sync', ...AT_ONCE]);
     const result = await server.call('e2e_async', { value: 'forced' }, { progress: true });
     expect(result.isError).toBe(false);
     expect(structured<CommandResult>(result)).toMatchObject({

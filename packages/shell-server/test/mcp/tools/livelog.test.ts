@@ -1,5 +1,5 @@
-// Livelog tools end to end (SPEC §2 Compatibility, §3): the built server over stdio with the SDK's
-// real Client, the source in the real sandbox, and a small OpenAI-compatible endpoint started by
+// Livelog tools (SPEC §2 Compatibility, §3): the runtime in this process with the SDK's real
+// Client over InMemoryTransport, the source in the real sandbox, and a small OpenAI-compatible endpoint started by
 // the test (llm-server.ts). Alerts arrive as notifications/message warnings.
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -24,8 +24,8 @@ import {
   type RunningServer,
   type Scope,
   type StartedResult,
-} from './helpers.js';
-import { LlmServer } from './llm-server.js';
+} from '../../support/harness.js';
+import { LlmServer } from '../../support/llm-server.js';
 
 const e2e = new E2E();
 const endpoints: LlmServer[] = [];
@@ -83,7 +83,7 @@ async function monitor(
       },
     }),
   );
-  const server = await e2e.server(scope);
+  const server = await e2e.inProcess(scope);
   const messages: Alert[] = [];
   const clientErrors: Error[] = [];
   server.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {

@@ -4,7 +4,7 @@
 // against outputSchema even for isError results) accepts it.
 import { AHMA_ERROR_CODES } from '@ahma/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, structured, textOf, type Operations } from './helpers.js';
+import { E2E, structured, textOf, type Operations } from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -16,7 +16,7 @@ interface ErrorContent {
 describe('error codes reach the agent', () => {
   it('R7.1: a path outside the scope is refused with PATH_OUTSIDE_SCOPE in the text and in structuredContent', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('files_show', { path: '/etc/passwd' });
     expect(result.isError).toBe(true);
     const { error } = structured<ErrorContent>(result);
@@ -28,7 +28,7 @@ describe('error codes reach the agent', () => {
 
   it('R10.3: a working_directory outside the scope on a built-in tool carries PATH_OUTSIDE_SCOPE too', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('sandboxed_shell', {
       command: 'true',
       working_directory: '/',
@@ -39,7 +39,7 @@ describe('error codes reach the agent', () => {
 
   it('SPEC §3: bad arguments carry ARGUMENTS_INVALID and an unknown operation OPERATION_UNKNOWN', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const bad = await server.call('sandboxed_shell', {});
     expect(structured<ErrorContent>(bad).error.code).toBe('ARGUMENTS_INVALID');
     expect(textOf(bad)).toMatch(/^\[ARGUMENTS_INVALID\] Invalid arguments for sandboxed_shell:/);
@@ -50,7 +50,7 @@ describe('error codes reach the agent', () => {
 
   it('SPEC §3: every tool declares the error shape with every code in its outputSchema', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const { tools } = await server.client.listTools();
     expect(tools.length).toBeGreaterThan(5);
     for (const tool of tools) {

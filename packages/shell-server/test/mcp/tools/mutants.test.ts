@@ -1,15 +1,15 @@
 // SPEC §2 "a valid file can never make tools/call answer a JSON-RPC error", as a property test:
 // single-key mutations of real tool files (a key deleted, a value's type changed, format "path"
-// added, items dropped, …); every mutant that passes the validator is served by the built server
-// and each of its tools is called with a minimal valid call. The answer must be a tool result
+// added, items dropped, …); every mutant that passes the validator is served by the server
+// (in this process, over InMemoryTransport) and each of its tools is called with a minimal valid call. The answer must be a tool result
 // (isError allowed), never a protocol error. A fixed seed keeps the sample reproducible.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DocumentChecker } from '@ahma/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { minimalArgs } from '../../../core/test/definition/minimal-args.js';
-import { E2E, FIXTURES, PACKAGE_DIR } from './helpers.js';
+import { minimalArgs } from '../../../../core/test/definition/minimal-args.js';
+import { E2E, FIXTURES, PACKAGE_DIR } from '../../support/harness.js';
 
 const CORE_FIXTURES = join(PACKAGE_DIR, '..', 'core', 'test', 'fixtures');
 const SOURCES = [
@@ -113,7 +113,7 @@ describe('SPEC §2: no valid file makes tools/call answer a protocol error', () 
       );
     }
     for (const name of ['a', 'notes.txt']) await writeFile(join(scope.dir, name), 'a\n');
-    const server = await e2e.server(scope, ['--sync', '--timeout', '20']);
+    const server = await e2e.inProcess(scope, ['--sync', '--timeout', '20']);
     const tools = (await server.client.listTools()).tools.filter((tool) => /^m\d+/.test(tool.name));
     expect(tools.length).toBeGreaterThan(SAMPLE);
 

@@ -17,7 +17,7 @@ import {
   type Operations,
   type Scope,
   type StartedResult,
-} from './helpers.js';
+} from '../../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -66,7 +66,7 @@ describe('sequences', () => {
     const scope = await scopeWith([
       sequenceTool('ordered', [step(1), step(2), step(3)], { step_delay_ms: 150 }),
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('ordered');
     expect(result.isError).toBe(false);
     const content = structured<CommandResult>(result);
@@ -116,7 +116,7 @@ describe('sequences', () => {
         shellStep('touch three; echo three'),
       ]),
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('stops');
     expect(result.isError).toBe(true);
     const content = structured<CommandResult>(result);
@@ -137,7 +137,7 @@ describe('sequences', () => {
         synchronous: false,
       },
     ]);
-    const server = await e2e.server(scope, ['--inline-wait', '0']);
+    const server = await e2e.inProcess(scope, ['--inline-wait', '0']);
     const started = structured<StartedResult>(await server.call('background', {}));
     expect(started).toEqual({
       operation_id: expect.stringMatching(/^op_/),
@@ -184,7 +184,7 @@ describe('sequences', () => {
       },
     ]);
     await mkdir(join(scope.dir, 'sub'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('greet_run', { word: 'hello', working_directory: 'sub' });
     expect(result.isError).toBe(false);
     const content = structured<CommandResult>(result);
@@ -202,7 +202,7 @@ describe('sequences', () => {
 
   it('NFR4.3: a script step is audited with the argv that ran, while its transcript shows bash -c', async () => {
     const scope = await scopeWith([sequenceTool('where', [shellStep('pwd')])]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const content = structured<CommandResult>(await server.call('where', {}));
     expect(content.steps?.map((s: StepSummary) => s.argv)).toEqual([['bash', '-c', 'pwd']]);
     await server.close();
@@ -219,7 +219,7 @@ describe('sequences', () => {
       leafTool('count', 'echo', { options: [{ name: 'n', type: 'integer', required: true }] }),
       sequenceTool('broken', [shellStep('touch ran'), { tool: 'count' }]),
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('broken');
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('broken step 2 (count)');
@@ -236,7 +236,7 @@ describe('sequences', () => {
         { tool: 'show', args: { file: '/etc/passwd' } },
       ]),
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const outside = await server.call('reads');
     expect(outside.isError).toBe(true);
     expect(textOf(outside)).toMatch(/reads step 2 \(show\): .*outside the sandbox scope/);
@@ -252,7 +252,7 @@ describe('sequences', () => {
       leafTool('show', 'cat', { positional_args: [{ name: 'file', type: 'string' }] }),
       sequenceTool('reads', [shellStep('touch ran'), { tool: 'show', args: { file: '-n' } }]),
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('reads');
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('reads step 2 (show): argument "file": "-n" starts with "-"');
@@ -271,7 +271,7 @@ describe('sequences', () => {
         synchronous: false,
       },
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const started = structured<StartedResult>(await server.call('long'));
     await waitFor(async () => (await processesMatching(marker)).length === 1, 'the first step');
     const cancelled = await server.call('cancel', { id: started.operation_id });
@@ -296,7 +296,7 @@ describe('sequences', () => {
         shellStep('echo no'),
       ]),
     ]);
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
 
     const step = structured<CommandResult>(await server.call('slow-step'));
     expect(step.status).toBe('timed_out');

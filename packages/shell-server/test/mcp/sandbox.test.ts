@@ -13,7 +13,7 @@ import {
   type Operations,
   type RunningServer,
   type StartedResult,
-} from './helpers.js';
+} from '../support/harness.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -39,7 +39,7 @@ async function shell(
 describe('R7.1 scope checks', () => {
   it('R7.1: a path argument outside the scope (../x, /etc/passwd) is refused with isError, and nothing runs', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     for (const path of ['../x', '/etc/passwd', '..', `${scope.dir}/../elsewhere`]) {
       const result = await server.call('files_show', { path });
       expect(result.isError, path).toBe(true);
@@ -54,7 +54,7 @@ describe('R7.1 scope checks', () => {
 
   it('R7.1: a path inside the scope is resolved against the scope and passed as an absolute path', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('files_show', { path: 'sub/../notes.txt' });
     expect(result.isError).toBe(false);
     expect(structured<CommandResult>(result).output).toBe(`show\n${scope.dir}/notes.txt\n`);
@@ -64,7 +64,7 @@ describe('R7.1 scope checks', () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await symlink(outside, join(scope.dir, 'escape'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await server.call('files_show', { path: 'escape/secret' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(`it resolves to ${outside}/secret`);
@@ -74,7 +74,7 @@ describe('R7.1 scope checks', () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await symlink(outside, join(scope.dir, 'escape'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     for (const working_directory of ['/etc', '..', '../..', outside, 'escape']) {
       const viaShell = await server.call('sandboxed_shell', { command: 'pwd', working_directory });
       expect(viaShell.isError, working_directory).toBe(true);
@@ -91,7 +91,7 @@ describe('R7.1 scope checks', () => {
   it('R7.1: a working_directory inside the scope is used; a missing one is refused', async () => {
     const scope = await e2e.scope();
     await mkdir(join(scope.dir, 'sub'));
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     expect((await shell(server, 'pwd', { working_directory: 'sub' })).output).toBe(
       `${scope.dir}/sub\n`,
     );
@@ -131,7 +131,7 @@ describe('R7.2 kernel sandbox', () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const target = join(outside, 'pwned.txt');
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await shell(server, `echo pwned > ${target}`);
     expect(result.status).toBe('failed');
     expect(result.exit_code).not.toBe(0);
@@ -143,7 +143,7 @@ describe('R7.2 kernel sandbox', () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await writeFile(join(outside, 'keep.txt'), 'original\n');
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     for (const command of [
       `rm -f ${outside}/keep.txt`,
       `mv ${outside}/keep.txt ${outside}/moved.txt`,
@@ -165,7 +165,7 @@ describe('R7.2 kernel sandbox', () => {
 
   it('R7.2: writes inside the scope succeed', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await shell(
       server,
       'mkdir -p out && echo inside > out/file.txt && cat out/file.txt',
@@ -176,7 +176,7 @@ describe('R7.2 kernel sandbox', () => {
 
   it('R7.2: the temp directory stays writable (TMPDIR of the server)', async () => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const target = join(scope.tempDir, 'scratch.txt');
     const result = await shell(server, `echo scratch > ${target} && cat ${target}`);
     expect(result).toMatchObject({ status: 'completed', output: 'scratch\n' });
@@ -185,7 +185,7 @@ describe('R7.2 kernel sandbox', () => {
   it('R7.2: a definition tool whose argument is not a checked path is still confined by the kernel', async () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const refused = await server.call('touch', { file: join(outside, 'touched.txt') });
     expect(refused.isError).toBe(true);
     expect(structured<CommandResult>(refused)).toMatchObject({
@@ -203,7 +203,7 @@ describe('R7.2 kernel sandbox', () => {
   it('R7.2: a node process started from the sandbox cannot write outside either', async () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const result = await shell(
       server,
       `node -e "require('fs').writeFileSync('${outside}/node.txt', 'x')"`,
