@@ -3,7 +3,7 @@
 // kept ready for each mode (a sandboxed shell for a script, a waiting fork of the helper for an
 // argv command) or forked on the spot beyond them (SPEC §5, R4.1), the sandbox inherited by every
 // unit (R7.2), and supervision: no orphan or zombie survives a command, a kill or the zygote
-// (SPEC §3). The /proc helpers are shared with helper.test.ts (support.ts).
+// (SPEC §3). The /proc helpers are shared with helper.test.ts (../support/sandbox-helper.ts).
 //
 // The wire protocol is spoken directly here, with a tiny frame encoder and decoder: frames of a
 // 9-byte header (type u8 ASCII, id u32 LE, length u32 LE) and `length` payload bytes.
@@ -40,7 +40,7 @@ import {
   sessionOf,
   sleep,
   waitFor,
-} from './support.js';
+} from '../support/sandbox-helper.js';
 
 // ---- frames ------------------------------------------------------------------------------------
 
