@@ -9,7 +9,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkAvailability, loadTools, validateToolFiles } from '../../src/index.js';
 import { splitCommand } from '../../src/definition/flatten.js';
 import { type ArgumentDefinition } from '../../src/definition/schema.js';
-import { engineFixture } from '../engine/helpers.js';
+import { engineFixture } from '../support/engine.js';
 import {
   catalog,
   CATALOG_DIR,

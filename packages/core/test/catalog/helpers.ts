@@ -14,7 +14,7 @@ import {
   type LoadedTool,
 } from '../../src/index.js';
 import { type LoadResult } from '../../src/definition/load.js';
-import { engineFixture, type EngineFixture } from '../engine/helpers.js';
+import { engineFixture, type EngineFixture } from '../support/engine.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CATALOG_DIR = join(REPO_ROOT, 'tools');

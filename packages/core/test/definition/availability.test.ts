@@ -14,8 +14,8 @@ import {
 } from '../../src/definition/availability.js';
 import type { CheckedDefinition } from '../../src/definition/definition-set.js';
 import { loadTools } from '../../src/definition/load.js';
-import { engineFixture, removeAll, varTmpDir, type EngineFixture } from '../engine/helpers.js';
-import { newMarker, pidsWithMarker, quote } from '../sandbox/support.js';
+import { engineFixture, removeAll, varTmpDir, type EngineFixture } from '../support/engine.js';
+import { newMarker, pidsWithMarker, quote } from '../support/sandbox-helper.js';
 import { checkDocuments } from './helpers.js';
 
 let scope: string;

@@ -15,7 +15,7 @@ import {
   survivors,
   waitForMarked,
   type EngineFixture,
-} from '../engine/helpers.js';
+} from '../support/engine.js';
 
 let fixture: EngineFixture;
 beforeAll(async () => {

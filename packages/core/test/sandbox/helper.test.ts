@@ -20,7 +20,7 @@ import {
   pidsWithMarker,
   quote,
   waitFor,
-} from './support.js';
+} from '../support/sandbox-helper.js';
 
 const { errno } = constants;
 

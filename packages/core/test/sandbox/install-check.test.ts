@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { checkInstallLocation, packageClosure } from '../../src/sandbox/install-check.js';
 import { writablePaths } from '../../src/sandbox/sandbox.js';
-import { refusal, removeAll, varTmpDir } from '../engine/helpers.js';
+import { refusal, removeAll, varTmpDir } from '../support/engine.js';
 
 const SHELL_SERVER = fileURLToPath(new URL('../../../shell-server', import.meta.url));
 

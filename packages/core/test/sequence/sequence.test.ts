@@ -11,7 +11,7 @@ import { AhmaError } from '../../src/errors.js';
 import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
 import { planSequence } from '../../src/sequence/plan.js';
 import { runSequence, type StepPlan } from '../../src/sequence/run-sequence.js';
-import { engineFixture, type EngineFixture } from '../engine/helpers.js';
+import { engineFixture, type EngineFixture } from '../support/engine.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 

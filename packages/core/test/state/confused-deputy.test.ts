@@ -18,7 +18,7 @@ import {
   run,
   varTmpDir,
   type EngineFixture,
-} from '../engine/helpers.js';
+} from '../support/engine.js';
 
 let fixture: EngineFixture;
 let outside: string;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
 import type { OperationSnapshot } from '../../src/operations/operations.js';
 import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
-import { bash, engineFixture, eventually, run } from '../engine/helpers.js';
+import { bash, engineFixture, eventually, run } from '../support/engine.js';
 
 /** Truncated output: head + tail + 4 KiB, so every such run writes a log of exactly this size. */
 const BIG = DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 4096;

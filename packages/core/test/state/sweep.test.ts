@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { ownerName, ownTag } from '../../src/state/owner.js';
-import { removeAll, varTmpDir } from '../engine/helpers.js';
+import { removeAll, varTmpDir } from '../support/engine.js';
 
 const CHILD = fileURLToPath(new URL('../fixtures/state/engine-child.mjs', import.meta.url));
 

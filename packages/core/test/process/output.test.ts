@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutputCollector, stripAnsi } from '../../src/process/output.js';
 import { LogStore } from '../../src/state/log-store.js';
-import { removeAll, varTmpDir } from './helpers.js';
+import { removeAll, varTmpDir } from '../support/engine.js';
 
 let stateDir: string;
 let logDir: string;

@@ -25,7 +25,7 @@ import {
   survivors,
   waitForMarked,
   type EngineFixture,
-} from './helpers.js';
+} from '../support/engine.js';
 
 let fixture: EngineFixture;
 

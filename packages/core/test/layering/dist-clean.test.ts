@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const dist = fileURLToPath(new URL('../dist', import.meta.url));
+const dist = fileURLToPath(new URL('../../dist', import.meta.url));
 
 describe('built @ahma/core', () => {
   it('ARCH: imports neither the MCP SDK nor pino, and never calls process.exit', async () => {

@@ -1,7 +1,7 @@
-// Shared support for the sandbox helper tests (helper.test.ts: one command per helper,
-// zygote.test.ts: the pool zygote): where the helper binary lives and how it is rebuilt, and what
-// /proc says about processes — marked processes, parents and children, states, and waiting for a
-// condition to hold.
+// Shared support for the sandbox helper tests (sandbox/helper.test.ts: one command per helper,
+// sandbox/zygote-*.test.ts through ./zygote.ts: the pool zygote; the process tests read /proc
+// through it too): where the helper binary lives and how it is rebuilt, and what /proc says about
+// processes — marked processes, parents and children, states, and waiting for a condition to hold.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

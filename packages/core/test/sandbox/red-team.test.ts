@@ -24,7 +24,7 @@ import {
   varTmpDir,
   waitForMarked,
   type EngineFixture,
-} from './helpers.js';
+} from '../support/engine.js';
 
 let fixture: EngineFixture;
 let outside: string;

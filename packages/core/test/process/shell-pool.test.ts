@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../src/process/execution-types.js';
-import { descendantsOf } from '../sandbox/support.js';
+import { descendantsOf } from '../support/sandbox-helper.js';
 import {
   bash,
   engineFixture,
@@ -17,7 +17,7 @@ import {
   survivors,
   waitForMarked,
   type EngineFixture,
-} from './helpers.js';
+} from '../support/engine.js';
 
 let pooled: EngineFixture;
 let direct: EngineFixture;

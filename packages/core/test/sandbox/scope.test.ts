@@ -4,7 +4,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSandboxScope, SANDBOX_SCOPE_ENV } from '../../src/sandbox/scope.js';
-import { refusal, removeAll, varTmpDir } from './helpers.js';
+import { refusal, removeAll, varTmpDir } from '../support/engine.js';
 
 let base: string;
 let fromOption: string;

@@ -10,7 +10,7 @@ import { createEngine } from '../../src/engine.js';
 import { defaultHelperPath } from '../../src/sandbox/helper-binary.js';
 import { createSandbox, type SandboxOptions } from '../../src/sandbox/sandbox.js';
 import { SANDBOX_EXEC } from '../../src/sandbox/seatbelt.js';
-import { refusal, removeAll, varTmpDir } from './helpers.js';
+import { refusal, removeAll, varTmpDir } from '../support/engine.js';
 
 let scope: string;
 let stateDir: string;

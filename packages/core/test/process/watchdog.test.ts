@@ -4,7 +4,7 @@
 // diagnostics, its restarts, the moment it gives up, and why a command died by a signal.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/logger.js';
-import { childrenOf, commOf, sessionOf } from '../sandbox/support.js';
+import { childrenOf, commOf, sessionOf } from '../support/sandbox-helper.js';
 import {
   bash,
   engineFixture,
@@ -16,7 +16,7 @@ import {
   survivors,
   waitForMarked,
   type EngineFixture,
-} from './helpers.js';
+} from '../support/engine.js';
 
 /** A logger that remembers what it was told. */
 function recordingLogger(): Logger & { readonly lines: string[] } {

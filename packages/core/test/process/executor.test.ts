@@ -16,7 +16,7 @@ import {
   waitForMarked,
   newMarker,
   type EngineFixture,
-} from './helpers.js';
+} from '../support/engine.js';
 
 let fixture: EngineFixture;
 /** graceMs 300, for the SIGTERM-ignoring commands. */
