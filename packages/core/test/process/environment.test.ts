@@ -2,10 +2,12 @@
 // ask), with the caches tools write in HOME redirected into the per-server cache root.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
 import {
   CACHE_ENV,
   commandEnvironment,
   NON_INTERACTIVE_ENV,
+  tempDirectory,
 } from '../../src/process/environment.js';
 
 const cacheRoot = '/var/tmp/ahma-eng-cache-root';
@@ -83,5 +85,19 @@ describe('commandEnvironment', () => {
     expect(env).not.toHaveProperty('UNSET');
     expect(Object.values(env).every((value) => typeof value === 'string')).toBe(true);
     expect(base).toEqual(copy);
+  });
+});
+
+describe('tempDirectory', () => {
+  it('R7.2: the temp directory commands may write is the one the given environment names', () => {
+    expect(tempDirectory({ TMPDIR: '/srv/t/', TMP: '/x' })).toBe('/srv/t');
+    expect(tempDirectory({ TMPDIR: '', TMP: '/x', TEMP: '/y' })).toBe('/x');
+    expect(tempDirectory({ TEMP: '/y' })).toBe('/y');
+    expect(tempDirectory({})).toBe('/tmp');
+    expect(tempDirectory({ TMPDIR: '/' })).toBe('/');
+  });
+
+  it("R7.2: it finds what os.tmpdir() finds in the process's own environment", () => {
+    expect(tempDirectory(process.env)).toBe(tmpdir());
   });
 });
