@@ -9,6 +9,8 @@ import { createEngine, type Engine, type EngineOptions } from '../../src/engine.
 import { AhmaError } from '../../src/errors.js';
 import type { Command, ExecutionResult } from '../../src/process/execution-types.js';
 import type { ExecutionRequest } from '../../src/process/executor.js';
+import { procStat } from '../../src/process/proc-stat.js';
+import { quote, sleep } from './sandbox-helper.js';
 
 /** A fresh directory under /var/tmp (real path), outside the temp dir the sandbox grants. */
 export async function varTmpDir(label = 'dir'): Promise<string> {
@@ -72,8 +74,8 @@ function isArgv(command: Command | readonly string[]): command is readonly strin
 /** `bash -c SCRIPT` as argv words (no startup files). */
 export const bash = (script: string): string[] => ['bash', '--noprofile', '--norc', '-c', script];
 
-/** Single-quotes a word for a shell script. */
-export const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
+/** /proc/PID/stat as the server reads it; quoting for bash and sleeping as the helper tests do. */
+export { procStat, quote, sleep };
 
 /** A unique argv[0] for a test's processes: `exec -a MARKER-role cmd`. */
 export const newMarker = (): string => `ahma-mark-${randomBytes(6).toString('hex')}`;
@@ -82,24 +84,6 @@ export interface ProcessId {
   readonly pid: number;
   /** /proc/PID/stat starttime: tells a reused pid from the original process. */
   readonly start: string;
-}
-
-interface ProcStat {
-  readonly state: string;
-  readonly ppid: number;
-  readonly start: string;
-}
-
-export function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // "pid (comm) state ppid …": comm may contain spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '?', ppid: Number(fields[1]), start: fields[19] ?? '' };
 }
 
 /** Live processes whose argv[0] starts with the marker (zombies have no cmdline, see survivors). */
@@ -149,9 +133,6 @@ export function survivors(seen: readonly ProcessId[]): { pid: number; state: str
     return stat === undefined || stat.start !== start ? [] : [{ pid, state: stat.state }];
   });
 }
-
-export const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls a condition until it holds or the timeout passes; returns whether it held. */
 export async function eventually(condition: () => boolean, timeoutMs = 3000): Promise<boolean> {

@@ -34,7 +34,8 @@ export function buildHelperIfStale(): void {
 /** Single-quoted for bash. */
 export const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
 
 let markerCount = 0;
 /**
