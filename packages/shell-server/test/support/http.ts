@@ -3,6 +3,7 @@
 // `--mode http --http-port 0`, the SDK's real Streamable HTTP and legacy SSE clients connected to
 // either, and raw requests for the header rules. Everything is stopped by E2E.cleanup().
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -269,4 +270,36 @@ export async function callTool(
   };
   if (body.result === undefined) throw new Error(`tools/call ${name}: ${JSON.stringify(body)}`);
   return body.result;
+}
+
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/**
+ * One request over node:http, whose headers (Host included) are sent exactly as given; for the
+ * guard's rules, which fetch would not let a test break.
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers ?? {} },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(options.body);
+  });
 }

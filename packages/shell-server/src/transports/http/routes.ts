@@ -226,7 +226,9 @@ async function readJson(
   const body = await readBody(req, context.maxBodyBytes);
   if (body.kind === 'aborted') return undefined;
   if (body.kind === 'too-large') {
-    // The rest of the body is never read: the connection cannot serve another request.
+    // The rest of the body is drained unread (closing on a client still sending would reset the
+    // connection before it reads the answer), and the connection closes after the answer.
+    req.resume();
     res.shouldKeepAlive = false;
     reply(
       context,
