@@ -13,7 +13,7 @@ import {
 import type { ProgressReporter } from '../calls/heartbeat.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { LOGGER_NAME, pushCompletions } from './completion-push.js';
+import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
 import { toCallToolResult } from './tools/tool.js';
 
 export interface McpConnection {
@@ -86,16 +86,19 @@ export function createMcpServer(runtime: Runtime): McpConnection {
     engine.operations.onAlert((alert) => {
       if (!owned.has(alert.operationId)) return;
       server
-        .sendLoggingMessage({
-          level: 'warning',
-          logger: LOGGER_NAME,
-          data: {
-            operation_id: alert.operationId,
-            tool: alert.tool,
-            alert: alert.summary,
-            chunk: alert.detail,
+        .sendLoggingMessage(
+          {
+            level: 'warning',
+            logger: LOGGER_NAME,
+            data: {
+              operation_id: alert.operationId,
+              tool: alert.tool,
+              alert: alert.summary,
+              chunk: alert.detail,
+            },
           },
-        })
+          transportSessionId(server),
+        )
         .catch((error: unknown) =>
           logger.warn({ err: error, operation: alert.operationId }, 'could not push an alert'),
         );

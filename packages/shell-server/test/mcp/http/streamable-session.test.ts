@@ -51,6 +51,25 @@ describe('the GET stream', () => {
     expect(push.data).toMatchObject({ status: 'completed', output: 'pushed\n' });
   });
 
+  it("R2.2: an HTTP session's logging/setLevel is honoured: warning silences the completion push, info brings it back", async () => {
+    const http = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
+    const client = await httpClient(e2e, http.url, http);
+    await client.client.setLoggingLevel('warning');
+    const quiet = structured<StartedResult>(
+      await client.call('sandboxed_shell', { command: 'echo quiet' }),
+    );
+    await client.call('await', { ids: [quiet.operation_id] });
+    await client.client.setLoggingLevel('info');
+    const loud = structured<StartedResult>(
+      await client.call('sandboxed_shell', { command: 'echo loud' }),
+    );
+    await waitFor(
+      () => client.messages.find((message) => pushedId(message) === loud.operation_id),
+      'the push after setLevel info',
+    );
+    expect(client.messages.map(pushedId)).toEqual([loud.operation_id]);
+  });
+
   it('R8.2: a reconnect with Last-Event-ID is sent the events it missed, and none it had', async () => {
     const http = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
     const session = await rawSession(http.url);
