@@ -1,18 +1,23 @@
 // A Streamable HTTP session (R8.2, R8.4): its GET stream carries the completion pushes of calls
-// answered `started` (the POST stream of the call has closed by then); every event has an id and a
-// reconnect with Last-Event-ID is sent what it missed on that stream, and only that; a push made
-// while no GET stream was open reaches the next one; DELETE ends the session and kills the
-// commands it started. The HTTP server runs in the test process; the SDK's real client and raw
-// requests drive it; processes are found in /proc.
+// answered `started` (the POST stream of the call has closed by then) and tools/list_changed, with
+// the session's logging/setLevel honoured; every event has an id and a reconnect with
+// Last-Event-ID is sent what it missed on that stream, and only that; a push made while no GET
+// stream was open reaches the next one; DELETE ends the session and kills the commands it started.
+// The HTTP server runs in the test process; the SDK's real client and raw requests drive it;
+// processes are found in /proc.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   E2E,
   exists,
   processesMatching,
   pushedId,
+  sleep,
   structured,
   uniqueMarker,
   waitFor,
+  type RunningServer,
   type StartedResult,
 } from '../../support/harness.js';
 import {
@@ -49,6 +54,25 @@ describe('the GET stream', () => {
       'the completion push',
     );
     expect(push.data).toMatchObject({ status: 'completed', output: 'pushed\n' });
+  });
+
+  it('R8.2: hot reload reaches every connected SDK client as tools/list_changed on its GET stream', async () => {
+    const scope = await e2e.scope({ noTools: true });
+    const http = await httpServer(e2e, scope);
+    const [a, b] = [await httpClient(e2e, http.url, http), await httpClient(e2e, http.url, http)];
+    // Their GET streams open right after initialize; the change must come after that.
+    await sleep(200);
+    await writeFile(
+      join(scope.dir, '.ahma', 'tools', 'hello.json'),
+      JSON.stringify({ name: 'hello', description: 'Say hello.', command: 'echo hello' }),
+    );
+    const changed = (client: RunningServer) =>
+      client.received.some(
+        (entry) =>
+          'method' in entry.message && entry.message.method === 'notifications/tools/list_changed',
+      );
+    await waitFor(() => changed(a) && changed(b), 'tools/list_changed on both clients');
+    expect((await a.client.listTools()).tools.map((tool) => tool.name)).toContain('hello');
   });
 
   it("R2.2: an HTTP session's logging/setLevel is honoured: warning silences the completion push, info brings it back", async () => {
@@ -166,6 +190,35 @@ describe('DELETE', () => {
     );
     expect(after.status).toBe(404);
     expect(http.server.sessions.size).toBe(0);
+  });
+
+  it('R8.4: a call waiting for its JSON answer when the session is deleted gets 404, and its command dies', async () => {
+    const http = await httpServer(e2e, await e2e.scope(), ['--sync']);
+    const session = await rawSession(http.url);
+    const marker = uniqueMarker();
+    const pending = post(
+      http.url,
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'sandboxed_shell', arguments: { command: `exec -a ${marker} sleep 300` } },
+      },
+      { 'mcp-session-id': session, accept: 'application/json' },
+    );
+    await waitFor(async () => (await processesMatching(marker)).length > 0, 'the command to run');
+    const deleted = await fetch(http.url, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': session },
+    });
+    expect(deleted.status).toBe(200);
+    const answer = await pending;
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(await answer.json()).toMatchObject({
+      error: { message: 'the session ended before the request was answered' },
+    });
+    expect(await processesMatching(marker)).toEqual([]);
   });
 
   it("R8.4: the SDK client's terminateSession ends the session; another session's command runs on", async () => {
