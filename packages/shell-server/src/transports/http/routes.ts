@@ -89,38 +89,7 @@ async function streamable(
   }
   const existing = known?.session as StreamableSession | undefined;
 
-  if (req.method === 'POST') {
-    const parsed = await readJson(context, req, res);
-    if (parsed === undefined) return;
-    let session = existing;
-    if (session === undefined) {
-      if (!isInitialize(parsed.value)) {
-        reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-        return;
-      }
-      session = await openSession(context, res);
-      if (session === undefined) return;
-    }
-    const response = await session.handle(
-      toWebRequest(req, url, { accept: SDK_ACCEPT }),
-      parsed.value,
-    );
-    if (existing === undefined && session.id === undefined) {
-      // The initialize was refused (a wrong Content-Type, say): no session came of it.
-      sessions.opened('streamable', undefined);
-      void session.close();
-    }
-    const end = sessions.begin(session);
-    try {
-      const answer = prefersSse(header(req, 'accept'))
-        ? response
-        : await collapseToJson(response, clientGone(res));
-      await writeWebResponse(answer, res);
-    } finally {
-      end();
-    }
-    return;
-  }
+  if (req.method === 'POST') return postMessage(context, req, res, url, existing);
   if (req.method === 'GET' || req.method === 'DELETE') {
     if (existing === undefined) {
       reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -136,6 +105,51 @@ async function streamable(
     return;
   }
   reply(context, res, 405, -32000, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+}
+
+/** A POST: to its session, or opening one when it is an initialize; answered as Accept asks. */
+async function postMessage(
+  context: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  existing: StreamableSession | undefined,
+): Promise<void> {
+  const { sessions } = context;
+  const parsed = await readJson(context, req, res);
+  if (parsed === undefined) return;
+  let session = existing;
+  if (session === undefined) {
+    if (!isInitialize(parsed.value)) {
+      reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return;
+    }
+    session = await openSession(context, res);
+    if (session === undefined) return;
+  }
+  const opening = existing === undefined ? session : undefined;
+  // An initialize the SDK refused (a wrong Content-Type, say), or that failed: no session came of
+  // it, and its place in the table is given back.
+  const abandoned = () => {
+    if (opening === undefined || opening.id !== undefined) return;
+    sessions.opened('streamable', undefined);
+    void opening.close();
+  };
+  let response: Response;
+  try {
+    response = await session.handle(toWebRequest(req, url, { accept: SDK_ACCEPT }), parsed.value);
+  } finally {
+    abandoned();
+  }
+  const end = sessions.begin(session);
+  try {
+    const answer = prefersSse(header(req, 'accept'))
+      ? response
+      : await collapseToJson(response, clientGone(res));
+    await writeWebResponse(answer, res);
+  } finally {
+    end();
+  }
 }
 
 /** A new Streamable session for an initialize POST; undefined (answered 503) when full. */
