@@ -8,7 +8,7 @@
 //   modern client given the old URL is never answered 405 and pushed onto the old transport (R8C.4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { echo, type TrafficEcho } from '../../mcp/http/echo.js';
+import type { TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
 import { openLegacySession, type LegacySession } from '../../mcp/http/legacy-session.js';
 import {
@@ -18,8 +18,8 @@ import {
 } from '../../mcp/http/streamable-session.js';
 import type { Runtime } from '../../runtime.js';
 import { prefersSse } from './accept.js';
-import { readBody } from './body.js';
 import { collapseToJson } from './collapse.js';
+import { clientGone, header, pathOf, readJson, reply } from './exchange.js';
 import { checkRequest, type GuardPolicy } from './guard.js';
 import type { SessionTable } from './sessions.js';
 import { toWebRequest, writeWebResponse } from './web.js';
@@ -229,68 +229,4 @@ async function legacy(
     return;
   }
   return streamable(context, req, res, url);
-}
-
-/** The request's JSON body; undefined when it was refused (413, 400) or the client left. */
-async function readJson(
-  context: RouteContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<{ value: unknown } | undefined> {
-  const body = await readBody(req, context.maxBodyBytes);
-  if (body.kind === 'aborted') return undefined;
-  if (body.kind === 'too-large') {
-    // The rest of the body is drained unread (closing on a client still sending would reset the
-    // connection before it reads the answer), and the connection closes after the answer.
-    req.resume();
-    res.shouldKeepAlive = false;
-    reply(
-      context,
-      res,
-      413,
-      -32000,
-      `Payload too large: a request body may hold at most ${String(context.maxBodyBytes)} bytes`,
-      { Connection: 'close' },
-    );
-    return undefined;
-  }
-  try {
-    return { value: JSON.parse(body.text) as unknown };
-  } catch {
-    reply(context, res, 400, -32700, 'Parse error: Invalid JSON');
-    return undefined;
-  }
-}
-
-/** A JSON-RPC error without id, as the SDK transport answers its own refusals. */
-function reply(
-  context: RouteContext,
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Readonly<Record<string, string>> = {},
-): void {
-  const body = { jsonrpc: '2.0', error: { code, message }, id: null };
-  echo(context.echo, 'error', body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-/** Aborts when the client goes away before its answer was written. */
-function clientGone(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '/').split('?')[0] ?? '/';
 }
