@@ -145,7 +145,7 @@ describe('the GET stream', () => {
     again.close();
   });
 
-  it('R8.2: an event id of another session, or none this server issued, is refused (400)', async () => {
+  it('R8.2: a Last-Event-ID this session did not issue (malformed, or ahead of it) is refused (400)', async () => {
     const http = await httpServer(e2e, await e2e.scope());
     const session = await rawSession(http.url);
     const stream = await openStream(http.url, {
