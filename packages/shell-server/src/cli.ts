@@ -32,16 +32,35 @@ async function main(): Promise<number> {
       break;
   }
   const { options } = parsed;
-  if (options.toolName === undefined && options.mode === 'http') {
-    out.stderr('ahma-shell: --mode http is not available in this version; use --mode stdio\n');
-    return 2;
-  }
-  if (options.toolName === undefined && process.stdin.isTTY) {
+  // The only reading of the process's environment and directory: everything below is given them.
+  const env = process.env;
+  const http = options.toolName === undefined && options.mode === 'http';
+  let token: string | undefined;
+  if (http) {
+    if (options.sessionIsolation) {
+      out.stderr(
+        'ahma-shell: --session-isolation is not available yet; without it every HTTP session ' +
+          'shares the one sandbox scope of the server\n',
+      );
+      return 2;
+    }
+    const { loadToken } = await import('./transports/http/token.js');
+    const source = await loadToken(options.httpTokenFile, env['AHMA_HTTP_TOKEN']);
+    if (source.kind === 'error') {
+      out.stderr(`ahma-shell: ${source.message}\n`);
+      return 2;
+    }
+    token = source.kind === 'token' ? source.token : undefined;
+    const { bindRefusal } = await import('./transports/http/server.js');
+    const refusal = bindRefusal(options.httpHost, token);
+    if (refusal !== undefined) {
+      out.stderr(`ahma-shell: ${refusal}\n`);
+      return 2;
+    }
+  } else if (options.toolName === undefined && process.stdin.isTTY) {
     out.stderr(TTY_REFUSAL);
     return 2;
   }
-  // The only reading of the process's environment and directory: everything below is given them.
-  const env = process.env;
   const logger = await createLogger({
     logToStderr: options.logToStderr,
     debug: options.debug,
@@ -50,6 +69,15 @@ async function main(): Promise<number> {
   const settings = { options, env, cwd: process.cwd(), logger };
   try {
     if (options.toolName !== undefined) return await runOneShot(settings, out);
+    if (http) {
+      // Loaded only for HTTP: stdio servers start often and need none of it.
+      const { serveHttp } = await import('./transports/http/serve.js');
+      return await serveHttp(settings, {
+        token,
+        stderr: out.stderr,
+        stderrIsTerminal: process.stderr.isTTY === true,
+      });
+    }
     await serveStdio(settings);
     return 0;
   } catch (error) {

@@ -1,5 +1,5 @@
 // Library entry of @ahma/shell-server, for tests and embedding: a runtime, MCP connections over it,
-// and the pieces of the CLI.
+// the HTTP server over it, and the pieces of the CLI.
 export {
   createRuntime,
   catalogDirectory,
@@ -8,6 +8,11 @@ export {
   type Environment,
 } from './runtime.js';
 export { createMcpServer, type McpConnection } from './mcp/server.js';
+export {
+  startHttpServer,
+  type HttpServer,
+  type HttpServerOptions,
+} from './transports/http/server.js';
 export { SERVER_NAME, SERVER_VERSION } from './version.js';
 export {
   parseCommandLine,

@@ -28,7 +28,10 @@ export interface ServerOptions {
   readonly noHotReload: boolean;
   readonly sessionIsolation: boolean;
   readonly httpHost: string;
+  /** 0 = any free port (the URL it got is printed). */
   readonly httpPort: number;
+  /** A file holding the bearer token HTTP requests must carry (AHMA_HTTP_TOKEN gives it directly). */
+  readonly httpTokenFile: string | undefined;
   readonly logToStderr: boolean;
   readonly debug: boolean;
   /** One-shot mode (R8.9): the tool to run and its JSON arguments. */
@@ -51,11 +54,12 @@ export const MAX_INLINE_WAIT_SECONDS = 50;
 
 export const USAGE = `Usage:
   ahma-shell --mode stdio [options]             serve MCP over stdin/stdout (what MCP clients start)
+  ahma-shell --mode http [options]              serve MCP over HTTP at http://127.0.0.1:3000/mcp
   ahma-shell --tool_name TOOL [--tool_args JSON] [-- WORDS…]
                                                 run one tool synchronously and exit with its code
 
 Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_SANDBOX=1):
-  --mode stdio|http        transport (http is not available in this version)
+  --mode stdio|http        transport
   --tools-dir DIR          tool definitions (default: AHMA_TOOLS_DIR, else <scope>/.ahma/tools)
   --tools a,b              enable bundled catalog definitions by name
   --no-tool-discovery      hide activate_tools (listing and revealing the other bundles)
@@ -71,9 +75,12 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
                            at most ${String(MAX_INLINE_WAIT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
   --no-hot-reload          do not watch the tools directory
-  --session-isolation      HTTP: one sandbox scope per session
-  --http-host HOST         HTTP: address to bind (default 127.0.0.1)
-  --http-port PORT         HTTP: port (default 3000)
+  --session-isolation      HTTP: one sandbox scope per session (not available yet)
+  --http-host HOST         HTTP: address to bind (default 127.0.0.1; any other than loopback
+                           needs a token)
+  --http-port PORT         HTTP: port (default 3000, 0 = any free port)
+  --http-token-file FILE   HTTP: every request must carry "Authorization: Bearer <token>", the
+                           token being this file's content (or AHMA_HTTP_TOKEN's value)
   --log-to-stderr          human-readable coloured logs on stderr instead of the log file
   --debug                  debug-level logging
   -h, --help               show this help
@@ -96,6 +103,7 @@ const ENV: Record<string, string> = {
   'session-isolation': 'AHMA_SESSION_ISOLATION',
   'http-host': 'AHMA_HTTP_HOST',
   'http-port': 'AHMA_HTTP_PORT',
+  'http-token-file': 'AHMA_HTTP_TOKEN_FILE',
   'log-to-stderr': 'AHMA_LOG_TO_STDERR',
   debug: 'AHMA_DEBUG',
 };
@@ -130,6 +138,7 @@ export function parseCommandLine(
         'session-isolation': { type: 'boolean' },
         'http-host': { type: 'string' },
         'http-port': { type: 'string' },
+        'http-token-file': { type: 'string' },
         'log-to-stderr': { type: 'boolean' },
         debug: { type: 'boolean' },
         tool_name: { type: 'string' },
@@ -187,9 +196,10 @@ export function parseCommandLine(
       error: 'AHMA_TEST_HEARTBEAT_MS must be a positive number of milliseconds',
     };
   }
-  const port = positiveNumber(text('http-port'), 3000);
-  if (port === undefined || !Number.isInteger(port) || port > 65535) {
-    return { kind: 'usage', error: '--http-port must be a port number' };
+  const portText = text('http-port');
+  const port = portText === undefined ? 3000 : portText.trim() === '' ? NaN : Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    return { kind: 'usage', error: '--http-port must be a port number (0 = any free port)' };
   }
   const toolName = values.tool_name;
   if (values.tool_args !== undefined && toolName === undefined) {
@@ -220,6 +230,7 @@ export function parseCommandLine(
       sessionIsolation: flag('session-isolation'),
       httpHost: text('http-host') ?? '127.0.0.1',
       httpPort: port,
+      httpTokenFile: text('http-token-file'),
       logToStderr: flag('log-to-stderr'),
       debug: flag('debug'),
       toolName,

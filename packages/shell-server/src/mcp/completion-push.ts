@@ -26,9 +26,21 @@ export function pushCompletions(
     const result = commandResult(snapshot);
     if (result.status === 'running') return;
     server
-      .sendLoggingMessage({ level: 'info', logger: LOGGER_NAME, data: result })
+      .sendLoggingMessage(
+        { level: 'info', logger: LOGGER_NAME, data: result },
+        transportSessionId(server),
+      )
       .catch((error: unknown) =>
         logger.warn({ err: error, operation: snapshot.id }, 'could not push a completion'),
       );
   });
+}
+
+/**
+ * The SDK's Server keeps the level a client set with logging/setLevel under its transport's
+ * session id (an HTTP session's; none over stdio), and filters a message only when it is given the
+ * same id: without it an HTTP client's setLevel would be ignored.
+ */
+export function transportSessionId(server: Server): string | undefined {
+  return server.transport?.sessionId;
 }

@@ -13,14 +13,23 @@ import {
 import type { ProgressReporter } from '../calls/heartbeat.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { LOGGER_NAME, pushCompletions } from './completion-push.js';
+import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
 import { toCallToolResult } from './tools/tool.js';
 
 export interface McpConnection {
   readonly server: Server;
-  /** Closes the SDK server (and its transport) and releases the connection's subscriptions. */
+  /** How many operations this connection started are still running. */
+  runningOperations(): number;
+  /**
+   * Cancels the operations this connection started that still run and waits for them to end
+   * (their processes are killed), then closes the SDK server (and its transport) and releases the
+   * connection's subscriptions. Idempotent.
+   */
   close(): Promise<void>;
 }
+
+/** How long close() waits for the killed operations of a connection to report their end. */
+const CANCEL_WAIT_MS = 10_000;
 
 export function createMcpServer(runtime: Runtime): McpConnection {
   const { logger } = runtime;
@@ -77,16 +86,19 @@ export function createMcpServer(runtime: Runtime): McpConnection {
     engine.operations.onAlert((alert) => {
       if (!owned.has(alert.operationId)) return;
       server
-        .sendLoggingMessage({
-          level: 'warning',
-          logger: LOGGER_NAME,
-          data: {
-            operation_id: alert.operationId,
-            tool: alert.tool,
-            alert: alert.summary,
-            chunk: alert.detail,
+        .sendLoggingMessage(
+          {
+            level: 'warning',
+            logger: LOGGER_NAME,
+            data: {
+              operation_id: alert.operationId,
+              tool: alert.tool,
+              alert: alert.summary,
+              chunk: alert.detail,
+            },
           },
-        })
+          transportSessionId(server),
+        )
         .catch((error: unknown) =>
           logger.warn({ err: error, operation: alert.operationId }, 'could not push an alert'),
         );
@@ -104,13 +116,35 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   const release = () => {
     for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
   };
-  // The client going away closes the transport, and with it the server: release then too.
+  // The client going away closes the transport, and with it the server: release then too. Its
+  // operations run on: a stdio client that leaves is followed by the runtime's close, and an HTTP
+  // session ends through close() below, which kills them.
   server.onclose = release;
+  // An ended session must not leave commands running that nobody will ever await: close() kills
+  // what this connection started (other connections' operations are theirs to keep).
+  const cancelOwned = async () => {
+    const ids = [...owned];
+    for (const id of ids) {
+      try {
+        engine.operations.cancel(id, 'the MCP session that started it ended');
+      } catch {
+        // Already forgotten: nothing left to kill.
+      }
+    }
+    if (ids.length === 0) return;
+    await engine.operations.await(ids, CANCEL_WAIT_MS).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not wait for the cancelled operations');
+    });
+  };
+  let closing: Promise<void> | undefined;
   return {
     server,
-    close: async () => {
-      release();
-      await server.close();
-    },
+    runningOperations: () => owned.size,
+    close: () =>
+      (closing ??= (async () => {
+        await cancelOwned();
+        release();
+        await server.close();
+      })()),
   };
 }

@@ -1,5 +1,5 @@
 // ahma-shell's command line, run as a process: usage, --help/--version, bad flags, the refused
-// modes (a TTY on stdin, --mode http), and the one-shot CLI (R8.9, R9).
+// mode (a TTY on stdin), and the one-shot CLI (R8.9, R9). --mode http: test/e2e/http.test.ts.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -120,14 +120,6 @@ describe('usage and flags', () => {
     });
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toContain('--inline-wait must be');
-  });
-
-  it('R8.10: --mode http exits 2 with a clear message', async () => {
-    const scope = await e2e.scope();
-    const result = await e2e.run(['--mode', 'http'], { cwd: scope.dir, env: scope.env });
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/--mode http is not available.*use --mode stdio/);
   });
 
   it('R8.10: the stdio server exits 0 when its client closes stdin', async () => {

@@ -17,7 +17,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { parseCommandLine } from '../../src/options.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { E2E, pushedId, sleep, structured, waitFor, type Scope } from '../support/harness.js';
+import {
+  E2E,
+  exists,
+  processesMatching,
+  pushedId,
+  sleep,
+  structured,
+  uniqueMarker,
+  waitFor,
+  type Scope,
+} from '../support/harness.js';
 
 const e2e = new E2E();
 const runtimes: Runtime[] = [];
@@ -153,5 +163,37 @@ describe('createMcpServer: a server per connection over one runtime', () => {
     expect(observed.live()).toBeGreaterThan(0);
     await client.close();
     await waitFor(() => observed.live() === 0, 'the subscriptions to be released');
+  });
+
+  it('R8.4: closing a connection kills the operations it started that still run, and only those', async () => {
+    const runtime = await runtimeFor(await e2e.scope(), ['--inline-wait', '0']);
+    const mine = createMcpServer(runtime);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mine.server.connect(serverSide);
+    const client = new Client({ name: 'connection-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    const other = await connect(runtime);
+    const marker = uniqueMarker();
+    const sleeper = (who: string) => ({ command: `exec -a ${marker}-${who} sleep 300` });
+    const started = (result: unknown) =>
+      structured<{ operation_id: string }>(result as CallToolResult).operation_id;
+    const myId = started(
+      await client.callTool({ name: 'sandboxed_shell', arguments: sleeper('mine') }),
+    );
+    const otherId = started(await other.call('sandboxed_shell', sleeper('other')));
+    const [mineProcess] = await waitFor(async () => {
+      const found = await processesMatching(`${marker}-mine`);
+      return found.length > 0 && (await processesMatching(`${marker}-other`)).length > 0 && found;
+    }, 'both commands to run');
+    expect(mine.runningOperations()).toBe(1);
+
+    await mine.close();
+    // By the time close() resolves the command is dead and its operation says why.
+    expect(mineProcess !== undefined && exists(mineProcess.pid)).toBe(false);
+    expect(await processesMatching(`${marker}-mine`)).toEqual([]);
+    const [mineStatus, otherStatus] = runtime.engine.operations.status([myId, otherId]);
+    expect(mineStatus?.status).toBe('cancelled');
+    expect(otherStatus?.status).toBe('running');
+    expect(await processesMatching(`${marker}-other`)).toHaveLength(1);
   });
 });

@@ -27,12 +27,12 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { PinoPretty } from 'pino-pretty';
 import { createLogger } from '../../src/logging.js';
 import type { CommandResult } from '../../src/mcp/results.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { parseCommandLine } from '../../src/options.js';
+import { parseCommandLine, type ServerOptions } from '../../src/options.js';
 import { createRuntime } from '../../src/runtime.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -146,6 +146,7 @@ export class E2E {
   readonly #servers: RunningServer[] = [];
   readonly #children: ChildProcess[] = [];
   readonly #dirs: string[] = [];
+  readonly #stops: (() => Promise<void>)[] = [];
 
   async scope(options: ScopeOptions = {}): Promise<Scope> {
     const dir = await realpath(await mkdtemp('/var/tmp/ahma-e2e-'));
@@ -214,28 +215,7 @@ export class E2E {
    * (the scope's log file), or with --log-to-stderr to `stderr()` as the binary prints it.
    */
   async inProcess(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
-    const parsed = parseCommandLine(
-      ['--mode', 'stdio', '--sandbox-scope', scope.dir, ...args],
-      scope.env,
-    );
-    if (parsed.kind !== 'run') throw new Error(`not a server command line: ${args.join(' ')}`);
-    const { options } = parsed;
-    let stderr = '';
-    // --log-to-stderr: the binary's human-readable lines (without colours), kept for stderr().
-    const logger = options.logToStderr
-      ? pino(
-          { level: options.debug ? 'debug' : 'info' },
-          PinoPretty({
-            colorize: false,
-            destination: new Writable({
-              write(chunk: Buffer, _encoding, done) {
-                stderr += chunk.toString('utf8');
-                done();
-              },
-            }),
-          }),
-        )
-      : await createLogger({ logToStderr: false, debug: options.debug, env: scope.env });
+    const { options, logger, stderr } = await serverSetup(scope, ['--mode', 'stdio', ...args]);
     const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
     const connection = createMcpServer(runtime);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -243,12 +223,28 @@ export class E2E {
     return this.#connect(
       clientSide,
       () => process.pid,
-      () => stderr,
+      stderr,
       async () => {
         await connection.close();
         await runtime.close();
       },
     );
+  }
+
+  /**
+   * Connects the SDK Client over `transport` to a server started elsewhere (an HTTP server in this
+   * process: `pid` is the test process's); closed at cleanup like the others.
+   */
+  connect(
+    transport: Transport,
+    server: { pid: number; stderr: () => string; stop?: () => Promise<void> },
+  ): Promise<RunningServer> {
+    return this.#connect(transport, () => server.pid, server.stderr, server.stop);
+  }
+
+  /** `stop` runs at cleanup, after the clients closed (a server or runtime the test started). */
+  onCleanup(stop: () => Promise<void>): void {
+    this.#stops.push(stop);
   }
 
   async #connect(
@@ -259,7 +255,12 @@ export class E2E {
   ): Promise<RunningServer> {
     const client = new Client({ name: 'ahma-e2e', version: '1.0.0' });
     const clientErrors: Error[] = [];
-    client.onerror = (error) => clientErrors.push(error);
+    let closing = false;
+    // What the client reports once the test closed it (an HTTP stream it aborted) is not the
+    // server's doing.
+    client.onerror = (error) => {
+      if (!closing) clientErrors.push(error);
+    };
     await client.connect(transport);
     const pid = pidOf();
     if (pid === null) throw new Error('the server has no pid');
@@ -290,7 +291,10 @@ export class E2E {
           ...options.request,
           ...(options.progress === true ? { onprogress: (p: Progress) => progress.push(p) } : {}),
         })) as CallToolResult,
-      close: () => (closed ??= client.close().then(stop)),
+      close: () => {
+        closing = true;
+        return (closed ??= client.close().then(stop));
+      },
     };
     this.#servers.push(server);
     return server;
@@ -338,6 +342,7 @@ export class E2E {
   async cleanup(): Promise<void> {
     const servers = this.#servers.splice(0);
     await Promise.all(servers.map((server) => server.close().catch(() => undefined)));
+    for (const stop of this.#stops.splice(0).reverse()) await stop().catch(() => undefined);
     const clientErrors = servers.flatMap((server) => server.clientErrors);
     for (const child of this.#children.splice(0)) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -352,6 +357,47 @@ export class E2E {
       );
     }
   }
+}
+
+/**
+ * What an in-process server is made from: the options of `args` (with `--sandbox-scope <scope>`)
+ * and the log the binary would write: the scope's log file, or with --log-to-stderr its
+ * human-readable lines (without colours), kept for `stderr()`.
+ */
+export async function serverSetup(
+  scope: Scope,
+  args: readonly string[],
+): Promise<{
+  options: ServerOptions;
+  logger: Logger;
+  stderr: () => string;
+  /** Writes to what `stderr()` returns, as the binary would write to its stderr. */
+  writeStderr: (text: string) => void;
+}> {
+  const parsed = parseCommandLine(['--sandbox-scope', scope.dir, ...args], scope.env);
+  if (parsed.kind !== 'run') throw new Error(`not a server command line: ${args.join(' ')}`);
+  const { options } = parsed;
+  let stderr = '';
+  const logger = options.logToStderr
+    ? pino(
+        { level: options.debug ? 'debug' : 'info' },
+        PinoPretty({
+          colorize: false,
+          destination: new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              stderr += chunk.toString('utf8');
+              done();
+            },
+          }),
+        }),
+      )
+    : await createLogger({ logToStderr: false, debug: options.debug, env: scope.env });
+  return {
+    options,
+    logger,
+    stderr: () => stderr,
+    writeStderr: (text) => (stderr += text),
+  };
 }
 
 /** The text parts of a tool result, joined. */

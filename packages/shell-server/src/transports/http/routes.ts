@@ -1,0 +1,232 @@
+// What each HTTP request becomes (R8.1–R8.4, R8A, R8C):
+// - every request passes the guard first (Host/Origin, bearer token: guard.ts);
+// - `/mcp`: Streamable HTTP. POST without Mcp-Session-Id opens a session when it is an initialize
+//   and is refused (400) otherwise; an unknown or ended id gets 404; GET opens or resumes the
+//   session's SSE stream, DELETE ends the session;
+// - `/sse`: GET without Mcp-Session-Id opens a legacy HTTP+SSE session (R8C.3), whose POSTs come
+//   back as `/sse?sessionId=…`; every other request to /sse is handled exactly as on /mcp, so a
+//   modern client given the old URL is never answered 405 and pushed onto the old transport (R8C.4).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { TrafficEcho } from '../../mcp/http/echo.js';
+import type { EventStoreLimits } from '../../mcp/http/event-store.js';
+import { openLegacySession, type LegacySession } from '../../mcp/http/legacy-session.js';
+import {
+  isInitialize,
+  openStreamableSession,
+  type StreamableSession,
+} from '../../mcp/http/streamable-session.js';
+import type { Runtime } from '../../runtime.js';
+import { prefersSse } from './accept.js';
+import { collapseToJson } from './collapse.js';
+import { clientGone, header, pathOf, readJson, reply } from './exchange.js';
+import { checkRequest, type GuardPolicy } from './guard.js';
+import type { SessionTable } from './sessions.js';
+import { toWebRequest, writeWebResponse } from './web.js';
+
+export const MCP_PATH = '/mcp';
+export const LEGACY_PATH = '/sse';
+
+/** What the SDK is told the client accepts: both, so it never refuses a POST (R8A). */
+const SDK_ACCEPT = 'application/json, text/event-stream';
+
+export interface RouteContext {
+  readonly runtime: Runtime;
+  readonly logger: Logger;
+  readonly sessions: SessionTable;
+  /** The guard's policy (its port is known once the server listens). */
+  readonly policy: () => GuardPolicy;
+  readonly maxBodyBytes: number;
+  readonly echo?: TrafficEcho | undefined;
+  readonly eventStoreLimits?: EventStoreLimits | undefined;
+}
+
+/** The node:http request listener. */
+export function requestHandler(
+  context: RouteContext,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    route(context, req, res).catch((error: unknown) => {
+      context.logger.error(
+        { err: error, method: req.method, path: pathOf(req) },
+        'HTTP request failed',
+      );
+      if (!res.headersSent) reply(context, res, 500, -32603, 'Internal error');
+      else res.destroy();
+    });
+  };
+}
+
+async function route(context: RouteContext, req: IncomingMessage, res: ServerResponse) {
+  const refusal = checkRequest(req.headers, context.policy());
+  if (refusal !== undefined) {
+    context.logger.warn(
+      { status: refusal.status, method: req.method, path: pathOf(req) },
+      'HTTP request refused',
+    );
+    reply(context, res, refusal.status, -32000, refusal.message, refusal.headers);
+    return;
+  }
+  // The Host was checked above; it only makes the URL whole (the SDK reads the path from it).
+  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+  if (url.pathname === MCP_PATH) return streamable(context, req, res, url);
+  if (url.pathname === LEGACY_PATH) return legacy(context, req, res, url);
+  reply(context, res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
+}
+
+async function streamable(
+  context: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  const { sessions } = context;
+  const id = header(req, 'mcp-session-id');
+  const known = id === undefined ? undefined : sessions.get(id);
+  if (id !== undefined && known?.kind !== 'streamable') {
+    reply(context, res, 404, -32001, 'Session not found');
+    return;
+  }
+  const existing = known?.session as StreamableSession | undefined;
+
+  if (req.method === 'POST') return postMessage(context, req, res, url, existing);
+  if (req.method === 'GET' || req.method === 'DELETE') {
+    if (existing === undefined) {
+      reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return;
+    }
+    const response = await existing.handle(toWebRequest(req, url));
+    const end = sessions.begin(existing);
+    try {
+      await writeWebResponse(response, res);
+    } finally {
+      end();
+    }
+    return;
+  }
+  reply(context, res, 405, -32000, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+}
+
+/** A POST: to its session, or opening one when it is an initialize; answered as Accept asks. */
+async function postMessage(
+  context: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  existing: StreamableSession | undefined,
+): Promise<void> {
+  const { sessions } = context;
+  const parsed = await readJson(context, req, res);
+  if (parsed === undefined) return;
+  let session = existing;
+  if (session === undefined) {
+    if (!isInitialize(parsed.value)) {
+      reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return;
+    }
+    session = await openSession(context, res);
+    if (session === undefined) return;
+  }
+  const opening = existing === undefined ? session : undefined;
+  // An initialize the SDK refused (a wrong Content-Type, say), or that failed: no session came of
+  // it, and its place in the table is given back.
+  const abandoned = () => {
+    if (opening === undefined || opening.id !== undefined) return;
+    sessions.opened('streamable', undefined);
+    void opening.close();
+  };
+  let response: Response;
+  try {
+    response = await session.handle(toWebRequest(req, url, { accept: SDK_ACCEPT }), parsed.value);
+  } finally {
+    abandoned();
+  }
+  const end = sessions.begin(session);
+  try {
+    const answer = prefersSse(header(req, 'accept'))
+      ? response
+      : await collapseToJson(response, clientGone(res));
+    await writeWebResponse(answer, res);
+  } finally {
+    end();
+  }
+}
+
+/** A new Streamable session for an initialize POST; undefined (answered 503) when full. */
+async function openSession(
+  context: RouteContext,
+  res: ServerResponse,
+): Promise<StreamableSession | undefined> {
+  const { sessions } = context;
+  if (!(await sessions.reserve())) {
+    reply(context, res, 503, -32000, 'Too many open sessions; try again later', {
+      'Retry-After': '60',
+    });
+    return undefined;
+  }
+  try {
+    return await openStreamableSession({
+      runtime: context.runtime,
+      echo: context.echo,
+      ...(context.eventStoreLimits === undefined
+        ? {}
+        : { eventStoreLimits: context.eventStoreLimits }),
+      onInitialized: (session) => sessions.opened('streamable', session),
+      onClosed: (session) => sessions.closed(session),
+    });
+  } catch (error) {
+    sessions.opened('streamable', undefined);
+    throw error;
+  }
+}
+
+async function legacy(
+  context: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  const { sessions } = context;
+  if (req.method === 'GET' && header(req, 'mcp-session-id') === undefined) {
+    if (!(await sessions.reserve())) {
+      reply(context, res, 503, -32000, 'Too many open sessions; try again later', {
+        'Retry-After': '60',
+      });
+      return;
+    }
+    let session: LegacySession;
+    try {
+      session = await openLegacySession({
+        runtime: context.runtime,
+        res,
+        endpoint: LEGACY_PATH,
+        echo: context.echo,
+        onClosed: (closed) => sessions.closed(closed),
+      });
+    } catch (error) {
+      sessions.opened('legacy', undefined);
+      throw error;
+    }
+    sessions.opened('legacy', session);
+    // Its stream is the session: open until the client goes (perhaps already).
+    if (res.destroyed) sessions.closed(session);
+    const end = sessions.begin(session);
+    res.once('close', end);
+    return;
+  }
+  const id = url.searchParams.get('sessionId');
+  const entry = req.method === 'POST' && id !== null ? sessions.get(id) : undefined;
+  if (entry?.kind === 'legacy') {
+    const parsed = await readJson(context, req, res);
+    if (parsed === undefined) return;
+    const session = entry.session as LegacySession;
+    const end = sessions.begin(session);
+    try {
+      await session.post(req, res, parsed.value);
+    } finally {
+      end();
+    }
+    return;
+  }
+  return streamable(context, req, res, url);
+}

@@ -1,0 +1,107 @@
+// The HTTP server of `ahma-shell --mode http` (R8.1): node:http on one address and port, the
+// guard and routes in front of the sessions, all over the one runtime of the process. The CLI
+// (serve.ts) and the tests start it the same way; close() ends every session (killing the
+// commands they started) but leaves the runtime to its owner.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { TrafficEcho } from '../../mcp/http/echo.js';
+import type { EventStoreLimits } from '../../mcp/http/event-store.js';
+import type { Runtime } from '../../runtime.js';
+import { MAX_BODY_BYTES } from './body.js';
+import { isLoopback } from './guard.js';
+import { MCP_PATH, requestHandler } from './routes.js';
+import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions.js';
+
+export interface HttpServerOptions {
+  /** The address to bind (127.0.0.1 by default in the CLI). */
+  readonly host: string;
+  /** 0 = any free port. */
+  readonly port: number;
+  /** Required unless `host` is a loopback address. */
+  readonly token: string | undefined;
+  /** R8B: echo the JSON-RPC traffic. */
+  readonly echo?: TrafficEcho | undefined;
+  readonly sessionLimits?: SessionLimits;
+  readonly maxBodyBytes?: number;
+  readonly eventStoreLimits?: EventStoreLimits;
+  /** Defaults to the runtime's. */
+  readonly logger?: Logger;
+}
+
+export interface HttpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
+  readonly url: string;
+  readonly port: number;
+  readonly sessions: SessionTable;
+  /** Stops accepting, ends every session and closes every connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Why a bind is refused before anything starts; undefined when it may go ahead. */
+export function bindRefusal(host: string, token: string | undefined): string | undefined {
+  if (token !== undefined || isLoopback(host)) return undefined;
+  return (
+    `--http-host ${host} is reachable from other machines: give a bearer token ` +
+    '(--http-token-file FILE or AHMA_HTTP_TOKEN) that every request must carry, or bind 127.0.0.1'
+  );
+}
+
+export async function startHttpServer(
+  runtime: Runtime,
+  options: HttpServerOptions,
+): Promise<HttpServer> {
+  const refusal = bindRefusal(options.host, options.token);
+  if (refusal !== undefined) throw new Error(refusal);
+  const logger = options.logger ?? runtime.logger;
+  const sessions = new SessionTable(options.sessionLimits ?? DEFAULT_SESSION_LIMITS, logger);
+  let port = options.port;
+  const server = createServer(
+    requestHandler({
+      runtime,
+      logger,
+      sessions,
+      policy: () => ({ bindHost: options.host, port, token: options.token }),
+      maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+      echo: options.echo,
+      eventStoreLimits: options.eventStoreLimits,
+    }),
+  );
+  try {
+    await listen(server, options.host, options.port);
+  } catch (error) {
+    await sessions.closeAll();
+    throw error;
+  }
+  port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(options.host)}:${String(port)}${MCP_PATH}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    sessions,
+    close: () =>
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await sessions.closeAll();
+        // Idle keep-alive connections, and any answer still being written, go too.
+        server.closeAllConnections();
+        await closed;
+      })()),
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** IPv6 addresses are bracketed in a URL. */
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}

@@ -1,0 +1,207 @@
+// `ahma-shell --mode http`, the built binary (R8.1, R8B, R8D, SPEC §6 security): it prints the URL
+// it listens on (any free port with --http-port 0) and serves the SDK's real clients; SIGTERM and
+// SIGINT end it with exit code 0 and leave no process behind (checked in /proc); it refuses to
+// start off loopback without a token, and refuses --session-isolation for now; --log-to-stderr
+// echoes the JSON-RPC traffic.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  descendantsOf,
+  E2E,
+  exists,
+  processesMatching,
+  readLog,
+  structured,
+  textOf,
+  uniqueMarker,
+  waitFor,
+  type StartedResult,
+} from '../support/harness.js';
+import { httpBinary, httpClient, INITIALIZE, post } from '../support/http.js';
+
+const e2e = new E2E();
+afterEach(() => e2e.cleanup());
+
+describe('ahma-shell --mode http', () => {
+  it('R8.1: --http-port 0 listens on a free loopback port, prints the URL and logs it; the SDK client is served', async () => {
+    const scope = await e2e.scope();
+    const server = await httpBinary(e2e, scope);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(server.url).not.toMatch(/:0\//);
+    const client = await httpClient(e2e, server.url, server);
+    expect(textOf(await client.call('e2e_sync', { value: 'from-binary' }))).toContain(
+      'from-binary',
+    );
+    const log = await readLog(scope);
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ msg: 'listening', url: server.url }),
+    );
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`R8.1: ${signal} ends the server with exit code 0: sessions closed, their commands killed, no process left`, async () => {
+      const scope = await e2e.scope();
+      const server = await httpBinary(e2e, scope, ['--inline-wait', '0']);
+      const streamable = await httpClient(e2e, server.url, server);
+      const legacy = await httpClient(e2e, new URL('/sse', server.url).href, server, {
+        legacy: true,
+      });
+      const marker = uniqueMarker();
+      for (const [client, who] of [
+        [streamable, 'streamable'],
+        [legacy, 'legacy'],
+      ] as const) {
+        const started = structured<StartedResult>(
+          await client.call('sandboxed_shell', { command: `exec -a ${marker}-${who} sleep 300` }),
+        );
+        expect(started.status).toBe('started');
+      }
+      await waitFor(
+        async () => (await processesMatching(marker)).length === 2,
+        'both commands to run',
+      );
+      const tree = await descendantsOf(server.pid);
+      expect(tree.length).toBeGreaterThan(0);
+
+      process.kill(server.pid, signal);
+      const exit = await server.exited;
+      expect(exit).toEqual({ code: 0, signal: null });
+      // The clients saw their streams end with the server: expected here, not a server fault.
+      await Promise.all([streamable.close(), legacy.close()]);
+      for (const client of [streamable, legacy]) client.clientErrors.splice(0);
+      await waitFor(
+        () => tree.every((info) => !exists(info.pid)),
+        'every process of the server to be gone',
+        8000,
+      );
+      expect(await processesMatching(marker)).toEqual([]);
+      const log = await readLog(scope);
+      expect(log.lines).toContainEqual(expect.objectContaining({ msg: 'shutting down', signal }));
+      expect(log.lines).toContainEqual(expect.objectContaining({ msg: 'stopped' }));
+    });
+  }
+
+  it('R8B: with --log-to-stderr the JSON-RPC traffic is echoed on stderr with its prefixes', async () => {
+    const server = await httpBinary(e2e, await e2e.scope(), ['--log-to-stderr']);
+    const response = await post(server.url, INITIALIZE);
+    expect(response.status).toBe(200);
+    await waitFor(() => server.stderr().includes('← STDOUT:'), 'the answer echoed');
+    const stderr = server.stderr();
+    expect(stderr).toContain(
+      '→ STDIN: {\n  "jsonrpc": "2.0",\n  "id": 0,\n  "method": "initialize"',
+    );
+    expect(stderr).toMatch(/← STDOUT: \{\n {2}"result": \{/);
+    await post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await waitFor(() => server.stderr().includes('⚠ STDERR:'), 'the refusal echoed');
+  });
+});
+
+describe('refusals at start', () => {
+  it('SPEC §6 security: --http-host 0.0.0.0 without a token exits 2 and says how to give one', async () => {
+    const scope = await e2e.scope();
+    const result = await e2e.run(
+      [
+        '--mode',
+        'http',
+        '--http-host',
+        '0.0.0.0',
+        '--http-port',
+        '0',
+        '--sandbox-scope',
+        scope.dir,
+      ],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/0\.0\.0\.0 is reachable from other machines/);
+    expect(result.stderr).toContain('--http-token-file');
+    expect(result.stderr).toContain('AHMA_HTTP_TOKEN');
+  });
+
+  it('SPEC §6 security: off loopback with a token file (or AHMA_HTTP_TOKEN) it starts and wants the token', async () => {
+    const scope = await e2e.scope();
+    const outside = await e2e.outsideDir();
+    const token = `tok-${uniqueMarker()}`;
+    const tokenFile = join(outside, 'token');
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+    const fromFile = await httpBinary(e2e, scope, [
+      '--http-host',
+      '0.0.0.0',
+      '--http-token-file',
+      tokenFile,
+    ]);
+    const url = fromFile.url.replace('0.0.0.0', '127.0.0.1');
+    expect((await post(url, INITIALIZE)).status).toBe(401);
+    expect((await post(url, INITIALIZE, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(fromFile.stderr()).not.toContain(token);
+
+    const fromEnv = await httpBinary(
+      e2e,
+      { ...scope, env: { ...scope.env, AHMA_HTTP_TOKEN: token } },
+      ['--http-host', '0.0.0.0'],
+    );
+    const envUrl = fromEnv.url.replace('0.0.0.0', '127.0.0.1');
+    expect((await post(envUrl, INITIALIZE)).status).toBe(401);
+    expect((await post(envUrl, INITIALIZE, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect((await readLog(scope)).text).not.toContain(token);
+  });
+
+  it('SPEC §6 security: an empty or unreadable token file exits 2 naming the file, not its content', async () => {
+    const scope = await e2e.scope();
+    const outside = await e2e.outsideDir();
+    const empty = join(outside, 'empty');
+    await writeFile(empty, '  \n');
+    for (const [file, why] of [
+      [empty, 'the token is empty'],
+      [join(outside, 'missing'), 'cannot read it (ENOENT)'],
+    ] as const) {
+      const result = await e2e.run(
+        [
+          '--mode',
+          'http',
+          '--http-port',
+          '0',
+          '--http-token-file',
+          file,
+          '--sandbox-scope',
+          scope.dir,
+        ],
+        { cwd: scope.dir, env: scope.env },
+      );
+      expect(result.code, file).toBe(2);
+      expect(result.stderr, file).toContain(`--http-token-file ${file}: ${why}`);
+    }
+  });
+
+  it('R8D: --session-isolation is refused (exit 2) until it is available', async () => {
+    const scope = await e2e.scope();
+    const result = await e2e.run(
+      ['--mode', 'http', '--session-isolation', '--http-port', '0', '--sandbox-scope', scope.dir],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--session-isolation is not available yet/);
+  });
+
+  it('R8.1: --http-port outside 0…65535 exits 2 with a clear message', async () => {
+    for (const port of ['65536', '-1', 'http', '1.5']) {
+      const result = await e2e.run(['--mode', 'http', `--http-port=${port}`]);
+      expect(result.code, port).toBe(2);
+      expect(result.stderr, port).toContain('--http-port must be a port number');
+    }
+  });
+
+  it('R8.1: a port already in use exits 1 saying so', async () => {
+    const scope = await e2e.scope();
+    const first = await httpBinary(e2e, scope);
+    const port = new URL(first.url).port;
+    const result = await e2e.run(
+      ['--mode', 'http', '--http-port', port, '--sandbox-scope', scope.dir],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+  });
+});
