@@ -159,12 +159,12 @@ echo "conformance-check: server: $server_desc"
 echo "conformance-check: server scenarios (active suite, --spec-version $SPEC_VERSION) against $url"
 echo "conformance-check: baseline $baseline"
 
-# The suite runs in the work directory (it writes nothing there without -o). Its report always has
-# ANSI colours: they are stripped so it can be read back.
+# The suite runs in the work directory, each scenario's checks saved in results/. Its report always
+# has ANSI colours: they are stripped so it can be read back.
 set +e
 (cd "$work" && HOME="$work/home" timeout "$RUN_TIMEOUT_S" \
   "$node22" "$conformance" server --url "$url" --suite active --spec-version "$SPEC_VERSION" \
-  --expected-failures "$baseline") >"$work/report.raw" 2>&1
+  --expected-failures "$baseline" --output-dir "$work/results") >"$work/report.raw" 2>&1
 status=$?
 set -e
 sed 's/\x1b\[[0-9;]*m//g' "$work/report.raw" >"$work/report.txt"
@@ -198,6 +198,21 @@ scenarios=$(sed -n '/^=== SUMMARY ===$/,$p' "$work/report.txt" | grep -cE '^(✓
 expected=$(sed -n '/^Expected failures (in baseline):$/,/^$/p' "$work/report.txt" |
   sed -n 's/^  ~ \([^:]*\).*/\1/p' | sort -u | wc -l)
 if ((status != 0)); then
+  # The suite's report names failing scenarios only: list every failing check as a baseline entry
+  # would name it, with its message.
+  echo "conformance-check: failing checks (the baseline entry, then the suite's message):"
+  "$node22" - "$work/results" <<'EOF' || true
+const { readdirSync, readFileSync } = require('node:fs');
+const dir = process.argv[2];
+for (const name of readdirSync(dir).sort()) {
+  const scenario = name.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+  for (const check of JSON.parse(readFileSync(`${dir}/${name}/checks.json`, 'utf8'))) {
+    if (check.status !== 'FAILURE' && check.status !== 'WARNING') continue;
+    const message = (check.errorMessage ?? '').split('\n')[0].slice(0, 200);
+    console.log(`  ${scenario}:${check.id} (${check.status}) ${message}`);
+  }
+}
+EOF
   tail -n 40 "$work/server.err" >&2
   fail "the suite exited with status $status: see 'Unexpected failures' and 'Stale baseline entries' above"
 fi
