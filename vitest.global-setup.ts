@@ -16,8 +16,10 @@ export default function setup(): () => void {
   const state = join(base, 'state');
   mkdirSync(temp);
   mkdirSync(state);
-  // The Inspector check downloads Node 22 into ${TMPDIR}/…: keep its cache where it was.
+  // The Inspector and conformance checks download Node 22 into ${TMPDIR}/…: keep their caches
+  // where they were.
   process.env['INSPECTOR_CHECK_CACHE'] ??= join(original, 'ahma-inspector-cache');
+  process.env['CONFORMANCE_CHECK_CACHE'] ??= join(original, 'ahma-conformance-cache');
   process.env['TMPDIR'] = temp;
   process.env['XDG_STATE_HOME'] = state;
   return () => {

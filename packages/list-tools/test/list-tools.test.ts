@@ -155,8 +155,9 @@ describe('ahma-list-tools against server-everything (third-party) over stdio', (
   });
 });
 
+const ahmaShell = fileURLToPath(new URL('../../shell-server/bin/ahma-shell.js', import.meta.url));
+
 describe('ahma-list-tools against ahma-shell over stdio', () => {
-  const ahmaShell = fileURLToPath(new URL('../../shell-server/bin/ahma-shell.js', import.meta.url));
   let scope = '';
 
   beforeAll(() => {
@@ -226,6 +227,76 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
     expect(tools.find((tool) => tool.name === 'greet')?.description).toBe(
       'Say hello to someone.\n\nHints:\n- default: Greet politely.',
     );
+  });
+});
+
+/** How an `ahma-shell --mode http` start ended: listening on a URL, or exited with its output. */
+type HttpStart =
+  { kind: 'listening'; child: ChildProcess; url: string } | { kind: 'exited'; output: string };
+
+/** Starts ahma-shell in HTTP mode; resolves on its `listening on http://…` line or on its exit. */
+function startAhmaHttp(port: number, scope: string, env: NodeJS.ProcessEnv): Promise<HttpStart> {
+  const args = ['--mode', 'http', '--http-port', String(port), '--sandbox-scope', scope];
+  const child = spawn(process.execPath, [ahmaShell, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1] !== undefined) resolve({ kind: 'listening', child, url: match[1] });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', () => resolve({ kind: 'exited', output }));
+  });
+}
+
+const HTTP_UNAVAILABLE = '--mode http is not available';
+
+describe('ahma-list-tools against ahma-shell over Streamable HTTP', () => {
+  let scope = '';
+  let server: ChildProcess | undefined;
+
+  beforeAll(() => {
+    scope = mkdtempSync('/var/tmp/ahma-list-http-');
+  });
+  afterAll(async () => {
+    await stop(server);
+    rmSync(scope, { recursive: true, force: true });
+  });
+
+  // Skipped, with the reason, only while ahma-shell says `--mode http is not available`: it turns
+  // itself on when the HTTP transport lands.
+  it('R6.10: --http URL lists the built-ins of ahma-shell --mode http --http-port 0', async (context) => {
+    const env = { ...process.env, XDG_CACHE_HOME: join(scope, 'cache') };
+    const started = await startAhmaHttp(0, scope, env);
+    if (started.kind === 'exited') {
+      if (started.output.includes(HTTP_UNAVAILABLE)) context.skip(started.output.split('\n')[0]);
+      // An ahma-shell without HTTP refuses --http-port 0 before saying HTTP is unavailable: a
+      // concrete port tells the two apart.
+      const retry = await startAhmaHttp(await freePort(), scope, env);
+      if (retry.kind === 'listening') await stop(retry.child);
+      else if (retry.output.includes(HTTP_UNAVAILABLE)) context.skip(retry.output.split('\n')[0]);
+      expect.fail(`ahma-shell --mode http --http-port 0 exited: ${started.output}`);
+    }
+    server = started.child;
+    expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+    const run = await listTools(['--http', started.url]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^server: ahma \d+\.\d+\.\d+/);
+    expect(toolNames(run.stdout)).toEqual(
+      expect.arrayContaining(['sandboxed_shell', 'status', 'await', 'cancel']),
+    );
+
+    const exited = new Promise((resolve) => started.child.once('exit', resolve));
+    started.child.kill('SIGTERM');
+    await exited;
+    server = undefined;
   });
 });
 

