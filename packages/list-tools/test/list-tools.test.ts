@@ -254,8 +254,6 @@ function startAhmaHttp(port: number, scope: string, env: NodeJS.ProcessEnv): Pro
   });
 }
 
-const HTTP_UNAVAILABLE = '--mode http is not available';
-
 describe('ahma-list-tools against ahma-shell over Streamable HTTP', () => {
   let scope = '';
   let server: ChildProcess | undefined;
@@ -268,18 +266,10 @@ describe('ahma-list-tools against ahma-shell over Streamable HTTP', () => {
     rmSync(scope, { recursive: true, force: true });
   });
 
-  // Skipped, with the reason, only while ahma-shell says `--mode http is not available`: it turns
-  // itself on when the HTTP transport lands.
-  it('R6.10: --http URL lists the built-ins of ahma-shell --mode http --http-port 0', async (context) => {
+  it('R6.10: --http URL lists the built-ins of ahma-shell --mode http --http-port 0', async () => {
     const env = { ...process.env, XDG_CACHE_HOME: join(scope, 'cache') };
     const started = await startAhmaHttp(0, scope, env);
     if (started.kind === 'exited') {
-      if (started.output.includes(HTTP_UNAVAILABLE)) context.skip(started.output.split('\n')[0]);
-      // An ahma-shell without HTTP refuses --http-port 0 before saying HTTP is unavailable: a
-      // concrete port tells the two apart.
-      const retry = await startAhmaHttp(await freePort(), scope, env);
-      if (retry.kind === 'listening') await stop(retry.child);
-      else if (retry.output.includes(HTTP_UNAVAILABLE)) context.skip(retry.output.split('\n')[0]);
       expect.fail(`ahma-shell --mode http --http-port 0 exited: ${started.output}`);
     }
     server = started.child;

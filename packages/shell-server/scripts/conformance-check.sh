@@ -18,8 +18,7 @@
 #   CONFORMANCE_CHECK_BASELINE    the expected-failures file (default conformance/expected-failures.yml)
 #
 # Exit codes: 0 passed (every failure is listed in the baseline, and no listed scenario passes);
-# 1 the check failed; 77 skipped: nothing cached and the npm registry is unreachable, or the
-# server says `--mode http is not available` (an ahma-shell built without the HTTP transport).
+# 1 the check failed; 77 skipped: nothing cached and the npm registry is unreachable.
 set -euo pipefail
 
 CONFORMANCE_VERSION=0.2.0-alpha.12
@@ -105,16 +104,6 @@ start_server() {
   fail "the server printed no 'listening on http://…' line within ${START_TIMEOUT_S}s"
 }
 
-# A free TCP port on 127.0.0.1 (the OS picks it; it may be taken again before use, which only
-# matters for the diagnosis below).
-free_port() {
-  "$server_node" -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
-
-http_unavailable() {
-  grep -q -- '--mode http is not available' "$work/server.err"
-}
-
 if [[ -n "$server_cmd" ]]; then
   server_desc="CONFORMANCE_CHECK_SERVER_CMD: $server_cmd"
   start_server bash -c "exec $server_cmd" || {
@@ -125,16 +114,7 @@ else
   ahma=("$server_node" "$server_bin" --mode http --http-host 127.0.0.1)
   server_desc="${ahma[*]} --http-port 0 --sandbox-scope $scope"
   if ! start_server "${ahma[@]}" --http-port 0 --sandbox-scope "$scope"; then
-    http_unavailable && skip "$(head -1 "$work/server.err")"
-    # An ahma-shell without the HTTP transport also refuses --http-port 0 (a usage error that comes
-    # before the "not available" one); a concrete port tells the two apart.
-    refusal=$(cat "$work/server.err")
-    if grep -q -- '--http-port' <<<"$refusal" &&
-      start_server "${ahma[@]}" --http-port "$(free_port)" --sandbox-scope "$scope"; then
-      fail "ahma-shell serves HTTP but refuses --http-port 0: $(head -1 <<<"$refusal")"
-    fi
-    http_unavailable && skip "$(head -1 "$work/server.err")"
-    printf '%s\n' "$refusal" >&2
+    cat "$work/server.err" >&2
     fail "the server exited before printing its URL ($server_desc)"
   fi
 fi

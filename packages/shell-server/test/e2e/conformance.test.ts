@@ -2,8 +2,7 @@
 // npm) against the built server over Streamable HTTP: scripts/conformance-check.sh starts
 // `ahma-shell --mode http --http-port 0`, runs the server scenarios with the baseline
 // conformance/expected-failures.yml and stops the server. Skipped, with the reason, only when the
-// script exits 77: the npm registry is unreachable and nothing is cached, or this ahma-shell has no
-// HTTP transport yet (it says `--mode http is not available`).
+// script exits 77: the npm registry is unreachable and nothing is cached.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
