@@ -51,6 +51,8 @@ export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
 export { commandArgv, Executor } from './process/executor.js';
+export { descendantsOf, killTree } from './process/kill-tree.js';
+export { isLive, procStat } from './process/proc-stat.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';

@@ -3,6 +3,7 @@
 // watchers. It reads nothing from the process: options, environment and working directory are
 // given (the CLI is their only reader). MCP connections are made over it (mcp/server.ts), one per
 // client connection; the one-shot CLI calls its tools directly.
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ArgumentValidator,
@@ -53,6 +54,11 @@ export function catalogDirectory(): string {
 /** This package's directory (dist/ and src/ are at the same depth). */
 function packageDirectory(): string {
   return fileURLToPath(new URL('..', import.meta.url));
+}
+
+/** This package's `ahma-shell` program (bin/ahma-shell.js, which runs the built dist/cli.js). */
+export function ahmaShellBin(): string {
+  return join(packageDirectory(), 'bin', 'ahma-shell.js');
 }
 
 export async function createRuntime(settings: RuntimeSettings): Promise<Runtime> {

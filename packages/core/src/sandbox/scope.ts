@@ -10,6 +10,8 @@ export const SANDBOX_SCOPE_ENV = 'AHMA_SANDBOX_SCOPE';
 export interface ScopeSource {
   /** `--sandbox-scope`, when given. */
   readonly scope?: string | undefined;
+  /** Where `scope` came from, for refusals (default `--sandbox-scope`; a session: its root). */
+  readonly origin?: string | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The process's working directory, the last resort. */
   readonly cwd: string;
@@ -23,7 +25,7 @@ export async function resolveSandboxScope(source: ScopeSource): Promise<string> 
   const fromEnv = source.env?.[SANDBOX_SCOPE_ENV];
   const [given, origin] =
     source.scope !== undefined && source.scope !== ''
-      ? [source.scope, '--sandbox-scope']
+      ? [source.scope, source.origin ?? '--sandbox-scope']
       : fromEnv !== undefined && fromEnv !== ''
         ? [fromEnv, SANDBOX_SCOPE_ENV]
         : [source.cwd, 'the working directory'];

@@ -1,0 +1,32 @@
+// The command line of an isolated session's process (R8D.3): this package's own `ahma-shell
+// --mode stdio`, run by the Node that runs the server, with the server's flags that shape what a
+// session serves and how (tools, sandbox, timeouts, pool, logging). The session appends
+// `--sandbox-scope <its scope>`; the HTTP flags and --session-isolation stay with the server.
+// Relative paths are made absolute against the server's directory: the process starts in its scope.
+import { resolve } from 'node:path';
+import type { ServerOptions } from '../options.js';
+import { ahmaShellBin } from '../runtime.js';
+import type { ChildCommand } from './child.js';
+
+export function isolatedChildCommand(
+  options: ServerOptions,
+  cwd: string,
+  bin: string = ahmaShellBin(),
+  node: string = process.execPath,
+): ChildCommand {
+  const args = [bin, '--mode', 'stdio'];
+  if (options.toolsDir !== undefined) args.push('--tools-dir', resolve(cwd, options.toolsDir));
+  if (options.tools.length > 0) args.push('--tools', options.tools.join(','));
+  if (options.noToolDiscovery) args.push('--no-tool-discovery');
+  if (options.noSandbox) args.push('--no-sandbox');
+  if (options.keepCapabilities) args.push('--keep-capabilities');
+  if (options.stateDir !== undefined) args.push('--state-dir', resolve(cwd, options.stateDir));
+  if (options.sync) args.push('--sync');
+  args.push('--timeout', String(options.timeoutSeconds));
+  args.push('--inline-wait', String(options.inlineWaitSeconds));
+  if (options.noShellPool) args.push('--no-shell-pool');
+  if (options.noHotReload) args.push('--no-hot-reload');
+  if (options.logToStderr) args.push('--log-to-stderr');
+  if (options.debug) args.push('--debug');
+  return { file: node, args };
+}

@@ -1,0 +1,80 @@
+// The command line of an isolated session's process (R8D.3): the server's own flags, absolute.
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../../src/options.js';
+import { ahmaShellBin } from '../../src/runtime.js';
+import { isolatedChildCommand } from '../../src/sessions/child-command.js';
+
+function options(argv: string[]) {
+  const parsed = parseCommandLine(['--mode', 'http', ...argv], {});
+  if (parsed.kind !== 'run') throw new Error('not a server command line');
+  return parsed.options;
+}
+
+describe('isolatedChildCommand', () => {
+  it("R8D.3: runs this package's ahma-shell --mode stdio under the given Node, with the defaults spelled out", () => {
+    expect(
+      isolatedChildCommand(options([]), '/srv', '/pkg/bin/ahma-shell.js', '/usr/bin/node'),
+    ).toEqual({
+      file: '/usr/bin/node',
+      args: ['/pkg/bin/ahma-shell.js', '--mode', 'stdio', '--timeout', '600', '--inline-wait', '5'],
+    });
+    expect(isolatedChildCommand(options([]), '/srv').args[0]).toBe(ahmaShellBin());
+    expect(isolatedChildCommand(options([]), '/srv').file).toBe(process.execPath);
+  });
+
+  it("R8D.3: passes the server's flags on, relative paths made absolute; HTTP, isolation and the scope stay with the server", () => {
+    const { args } = isolatedChildCommand(
+      options([
+        '--session-isolation',
+        '--http-port',
+        '4000',
+        '--sandbox-scope',
+        '/srv/project',
+        '--tools-dir',
+        'tools',
+        '--tools',
+        'git,cargo',
+        '--no-tool-discovery',
+        '--no-sandbox',
+        '--keep-capabilities',
+        '--state-dir',
+        'state',
+        '--sync',
+        '--timeout',
+        '30',
+        '--inline-wait',
+        '0',
+        '--no-shell-pool',
+        '--no-hot-reload',
+        '--log-to-stderr',
+        '--debug',
+      ]),
+      '/srv',
+      'bin.js',
+      'node',
+    );
+    expect(args).toEqual([
+      'bin.js',
+      '--mode',
+      'stdio',
+      '--tools-dir',
+      '/srv/tools',
+      '--tools',
+      'git,cargo',
+      '--no-tool-discovery',
+      '--no-sandbox',
+      '--keep-capabilities',
+      '--state-dir',
+      '/srv/state',
+      '--sync',
+      '--timeout',
+      '30',
+      '--inline-wait',
+      '0',
+      '--no-shell-pool',
+      '--no-hot-reload',
+      '--log-to-stderr',
+      '--debug',
+    ]);
+  });
+});
