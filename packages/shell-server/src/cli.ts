@@ -37,13 +37,6 @@ async function main(): Promise<number> {
   const http = options.toolName === undefined && options.mode === 'http';
   let token: string | undefined;
   if (http) {
-    if (options.sessionIsolation) {
-      out.stderr(
-        'ahma-shell: --session-isolation is not available yet; without it every HTTP session ' +
-          'shares the one sandbox scope of the server\n',
-      );
-      return 2;
-    }
     const { loadToken } = await import('./transports/http/token.js');
     const source = await loadToken(options.httpTokenFile, env['AHMA_HTTP_TOKEN']);
     if (source.kind === 'error') {

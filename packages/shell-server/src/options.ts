@@ -75,7 +75,7 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
                            at most ${String(MAX_INLINE_WAIT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
   --no-hot-reload          do not watch the tools directory
-  --session-isolation      HTTP: one sandbox scope per session (not available yet)
+  --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
   --http-host HOST         HTTP: address to bind (default 127.0.0.1; any other than loopback
                            needs a token)
   --http-port PORT         HTTP: port (default 3000, 0 = any free port)

@@ -1,10 +1,15 @@
 // `ahma-shell --mode http`, the built binary (R8.1, R8B, R8D, SPEC §6 security): it prints the URL
 // it listens on (any free port with --http-port 0) and serves the SDK's real clients; SIGTERM and
 // SIGINT end it with exit code 0 and leave no process behind (checked in /proc); it refuses to
-// start off loopback without a token, and refuses --session-isolation for now; --log-to-stderr
-// echoes the JSON-RPC traffic.
+// start off loopback without a token; --log-to-stderr echoes the JSON-RPC traffic. With
+// --session-isolation each session is its own process on its client's first root.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   descendantsOf,
@@ -16,6 +21,7 @@ import {
   textOf,
   uniqueMarker,
   waitFor,
+  type CommandResult,
   type StartedResult,
 } from '../support/harness.js';
 import { httpBinary, httpClient, INITIALIZE, post } from '../support/http.js';
@@ -175,16 +181,6 @@ describe('refusals at start', () => {
     }
   });
 
-  it('R8D: --session-isolation is refused (exit 2) until it is available', async () => {
-    const scope = await e2e.scope();
-    const result = await e2e.run(
-      ['--mode', 'http', '--session-isolation', '--http-port', '0', '--sandbox-scope', scope.dir],
-      { cwd: scope.dir, env: scope.env },
-    );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--session-isolation is not available yet/);
-  });
-
   it('R8.1: --http-port outside 0…65535 exits 2 with a clear message', async () => {
     for (const port of ['65536', '-1', 'http', '1.5']) {
       const result = await e2e.run(['--mode', 'http', `--http-port=${port}`]);
@@ -203,5 +199,107 @@ describe('refusals at start', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+  });
+});
+
+/** An SDK client that declares roots and names `root` as its first. */
+async function rootsClient(url: string, root: string) {
+  const client = new Client(
+    { name: 'isolation-e2e', version: '1.0.0' },
+    { capabilities: { roots: { listChanged: true } } },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: [{ uri: pathToFileURL(root).href, name: 'project' }],
+  }));
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  clients.push(client);
+  const shell = async (command: string) =>
+    structured<CommandResult>(
+      (await client.callTool({
+        name: 'sandboxed_shell',
+        arguments: { command },
+      })) as CallToolResult,
+    );
+  return { client, transport, shell };
+}
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
+});
+
+describe('ahma-shell --mode http --session-isolation', () => {
+  it("R8D.3, R8D.7: two sessions with different roots run in their own processes and cannot write into each other's scope", async () => {
+    const scope = await e2e.scope();
+    const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];
+    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
+    const a = await rootsClient(server.url, rootA);
+    const b = await rootsClient(server.url, rootB);
+    expect((await a.shell('pwd; touch mine')).output).toBe(`${rootA}\n`);
+    expect((await b.shell('pwd; touch mine')).output).toBe(`${rootB}\n`);
+    expect(existsSync(join(rootA, 'mine')) && existsSync(join(rootB, 'mine'))).toBe(true);
+    const across = await a.shell(`touch ${rootB}/from-a`);
+    expect(across.status).toBe('failed');
+    expect(existsSync(join(rootB, 'from-a'))).toBe(false);
+    expect((await b.shell(`touch ${rootA}/from-b`)).status).toBe('failed');
+    expect(existsSync(join(rootA, 'from-b'))).toBe(false);
+    // Each session is a process of its own, on its own scope.
+    const sessions = (await descendantsOf(server.pid)).filter((info) =>
+      info.cmdline.includes('--mode stdio'),
+    );
+    expect(sessions.some((info) => info.cmdline.includes(`--sandbox-scope ${rootA}`))).toBe(true);
+    expect(sessions.some((info) => info.cmdline.includes(`--sandbox-scope ${rootB}`))).toBe(true);
+  });
+
+  it('R8D.12, R8D.13: roots/list_changed after the lock ends the session; its later requests get 403', async () => {
+    const scope = await e2e.scope();
+    const root = await e2e.outsideDir();
+    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
+    const a = await rootsClient(server.url, root);
+    expect((await a.shell('pwd')).output).toBe(`${root}\n`);
+    const sessionId = a.transport.sessionId;
+    await a.client.sendRootsListChanged();
+    const answer = await waitFor(async () => {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'mcp-session-id': sessionId ?? '',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      return response.status === 403 ? response : undefined;
+    }, 'the session to refuse with 403');
+    expect(await answer.text()).toMatch(/changed its roots/);
+    await waitFor(
+      async () =>
+        (await descendantsOf(server.pid)).every(
+          (info) => !info.cmdline.includes(`--sandbox-scope ${root}`),
+        ),
+      "the session's process to be gone",
+    );
+  });
+
+  it('R8.5: a session process killed with SIGKILL is restarted on its scope, and the other session never notices', async () => {
+    const scope = await e2e.scope();
+    const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];
+    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
+    const a = await rootsClient(server.url, rootA);
+    const b = await rootsClient(server.url, rootB);
+    expect((await a.shell('pwd')).output).toBe(`${rootA}\n`);
+    expect((await b.shell('pwd')).output).toBe(`${rootB}\n`);
+    const [victim] = (await descendantsOf(server.pid)).filter(
+      (info) => info.cmdline.includes('--mode stdio') && info.cmdline.includes(rootA),
+    );
+    expect(victim).toBeDefined();
+    process.kill(victim?.pid ?? 0, 'SIGKILL');
+    expect((await b.shell('echo still-here')).output).toBe('still-here\n');
+    const again = await waitFor(async () => {
+      const result = await a.shell('pwd').catch(() => undefined);
+      return result?.status === 'completed' ? result : undefined;
+    }, 'the killed session to answer again');
+    expect(again.output).toBe(`${rootA}\n`);
   });
 });

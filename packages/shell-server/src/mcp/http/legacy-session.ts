@@ -7,8 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { Runtime } from '../../runtime.js';
-import { createMcpServer } from '../server.js';
-import { echo, echoTraffic, type TrafficEcho } from './echo.js';
+import { echoTraffic, type TrafficEcho } from './echo.js';
+import { serveSession, type IsolationSettings, type SessionBackend } from './session-backend.js';
 
 export interface LegacySessionOptions {
   readonly runtime: Runtime;
@@ -18,6 +18,8 @@ export interface LegacySessionOptions {
   readonly endpoint: string;
   readonly onClosed: (session: LegacySession) => void;
   readonly echo?: TrafficEcho | undefined;
+  /** --session-isolation: the session is served by a process of its own (R8D). */
+  readonly isolation?: IsolationSettings | undefined;
 }
 
 export interface LegacySession {
@@ -25,6 +27,8 @@ export interface LegacySession {
   /** One POSTed message (its JSON already read and parsed); answered 202, the reply streams. */
   post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void>;
   runningOperations(): number;
+  /** Set once the session must refuse every request with 403 (R8D.13). */
+  readonly forbidden: string | undefined;
   close(): Promise<void>;
 }
 
@@ -32,25 +36,24 @@ export interface LegacySession {
 export async function openLegacySession(options: LegacySessionOptions): Promise<LegacySession> {
   const { runtime } = options;
   const transport = new SSEServerTransport(options.endpoint, options.res);
-  const connection = createMcpServer(runtime);
+  let backend: SessionBackend | undefined;
   let closing: Promise<void> | undefined;
   const session: LegacySession = {
     id: transport.sessionId,
     post: (req, res, parsedBody) => transport.handlePostMessage(req, res, parsedBody),
-    runningOperations: () => connection.runningOperations(),
+    runningOperations: () => backend?.runningOperations() ?? 0,
+    get forbidden() {
+      return backend?.forbidden;
+    },
     close: () =>
       (closing ??= (async () => {
-        await connection.close();
+        await backend?.close();
         options.onClosed(session);
       })()),
   };
-  // Before connect, which chains it: the stream closing (the client left) ends the session.
+  // Before it starts, which chains it: the stream closing (the client left) ends the session.
   transport.onclose = () => void session.close();
-  connection.server.onerror = (error) => {
-    runtime.logger.warn({ err: error }, 'MCP protocol error');
-    echo(options.echo, 'error', error.message);
-  };
-  await connection.server.connect(transport);
+  backend = await serveSession(transport, runtime, options.isolation, options.echo);
   echoTraffic(transport, options.echo);
   return session;
 }

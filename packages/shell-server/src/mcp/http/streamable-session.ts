@@ -10,18 +10,20 @@
 //   received (event-store.ts: missedCursor), so no completion push is lost while none was open.
 // - The session ends by DELETE or close(); either way its connection closes, which kills the
 //   commands it started that still run, before DELETE is answered.
+// - With --session-isolation a process of its own serves it instead of a connection over the
+//   runtime (session-backend.ts).
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../../runtime.js';
-import { createMcpServer } from '../server.js';
-import { echo, echoTraffic, type TrafficEcho } from './echo.js';
+import { echoTraffic, type TrafficEcho } from './echo.js';
 import {
   DEFAULT_EVENT_STORE_LIMITS,
   SessionEventStore,
   STANDALONE_STREAM_ID,
   type EventStoreLimits,
 } from './event-store.js';
+import { serveSession, type IsolationSettings, type SessionBackend } from './session-backend.js';
 
 export interface StreamableSessionOptions {
   readonly runtime: Runtime;
@@ -32,6 +34,8 @@ export interface StreamableSessionOptions {
   /** R8B: the JSON-RPC traffic, when asked for. */
   readonly echo?: TrafficEcho | undefined;
   readonly eventStoreLimits?: EventStoreLimits;
+  /** --session-isolation: the session is served by a process of its own (R8D). */
+  readonly isolation?: IsolationSettings | undefined;
 }
 
 export interface StreamableSession {
@@ -41,6 +45,8 @@ export interface StreamableSession {
   handle(request: Request, parsedBody?: unknown): Promise<Response>;
   /** Commands this session started that still run (an idle session with some is kept). */
   runningOperations(): number;
+  /** Set once the session must refuse every request with 403 (R8D.13). */
+  readonly forbidden: string | undefined;
   /** Ends the session: kills its running commands, closes its streams. Idempotent. */
   close(): Promise<void>;
 }
@@ -55,11 +61,11 @@ export async function openStreamableSession(
 ): Promise<StreamableSession> {
   const { runtime } = options;
   const store = new SessionEventStore(options.eventStoreLimits ?? DEFAULT_EVENT_STORE_LIMITS);
-  const connection = createMcpServer(runtime);
+  let backend: SessionBackend | undefined;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await connection.close();
+      await backend?.close();
       options.onClosed(session);
     })());
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -105,15 +111,13 @@ export async function openStreamableSession(
       request.method === 'GET'
         ? get(request)
         : transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody }),
-    runningOperations: () => connection.runningOperations(),
+    runningOperations: () => backend?.runningOperations() ?? 0,
+    get forbidden() {
+      return backend?.forbidden;
+    },
     close,
   };
-  // Refused requests and the SDK's protocol errors would otherwise vanish without a trace.
-  connection.server.onerror = (error) => {
-    runtime.logger.warn({ err: error }, 'MCP protocol error');
-    echo(options.echo, 'error', error.message);
-  };
-  await connection.server.connect(transport);
+  backend = await serveSession(transport, runtime, options.isolation, options.echo);
   echoTraffic(transport, options.echo);
   return session;
 }

@@ -5,11 +5,14 @@
 //   session's SSE stream, DELETE ends the session;
 // - `/sse`: GET without Mcp-Session-Id opens a legacy HTTP+SSE session (R8C.3), whose POSTs come
 //   back as `/sse?sessionId=…`; every other request to /sse is handled exactly as on /mcp, so a
-//   modern client given the old URL is never answered 405 and pushed onto the old transport (R8C.4).
+//   modern client given the old URL is never answered 405 and pushed onto the old transport (R8C.4);
+// - a session that ended because its client changed roots after the scope was locked answers 403
+//   to everything (R8D.13).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
+import type { IsolationSettings } from '../../mcp/http/session-backend.js';
 import { openLegacySession, type LegacySession } from '../../mcp/http/legacy-session.js';
 import {
   isInitialize,
@@ -39,6 +42,8 @@ export interface RouteContext {
   readonly maxBodyBytes: number;
   readonly echo?: TrafficEcho | undefined;
   readonly eventStoreLimits?: EventStoreLimits | undefined;
+  /** --session-isolation: every session is served by a process of its own (R8D). */
+  readonly isolation?: IsolationSettings | undefined;
 }
 
 /** The node:http request listener. */
@@ -88,6 +93,10 @@ async function streamable(
     return;
   }
   const existing = known?.session as StreamableSession | undefined;
+  if (existing?.forbidden !== undefined) {
+    reply(context, res, 403, -32000, existing.forbidden);
+    return;
+  }
 
   if (req.method === 'POST') return postMessage(context, req, res, url, existing);
   if (req.method === 'GET' || req.method === 'DELETE') {
@@ -171,6 +180,7 @@ async function openSession(
       ...(context.eventStoreLimits === undefined
         ? {}
         : { eventStoreLimits: context.eventStoreLimits }),
+      isolation: context.isolation,
       onInitialized: (session) => sessions.opened('streamable', session),
       onClosed: (session) => sessions.closed(session),
     });
@@ -201,6 +211,7 @@ async function legacy(
         res,
         endpoint: LEGACY_PATH,
         echo: context.echo,
+        isolation: context.isolation,
         onClosed: (closed) => sessions.closed(closed),
       });
     } catch (error) {
@@ -220,6 +231,10 @@ async function legacy(
     const parsed = await readJson(context, req, res);
     if (parsed === undefined) return;
     const session = entry.session as LegacySession;
+    if (session.forbidden !== undefined) {
+      reply(context, res, 403, -32000, session.forbidden);
+      return;
+    }
     const end = sessions.begin(session);
     try {
       await session.post(req, res, parsed.value);

@@ -5,6 +5,7 @@
 import type { RuntimeSettings } from '../../runtime.js';
 import { createRuntime } from '../../runtime.js';
 import type { TrafficEcho } from '../../mcp/http/echo.js';
+import { isolatedChildCommand } from '../../sessions/child-command.js';
 import { startHttpServer } from './server.js';
 
 export interface ServeHttpOptions {
@@ -24,10 +25,28 @@ export async function serveHttp(
   const echo: TrafficEcho | undefined = logToStderr
     ? { write: options.stderr, colour: options.stderrIsTerminal }
     : undefined;
-  const runtime = await createRuntime(settings);
+  const isolated = settings.options.sessionIsolation;
+  // With --session-isolation commands run only in the sessions' own processes (R8D.3): the
+  // server's runtime resolves the default scope and lists nothing it runs, so no warm shells.
+  const runtime = await createRuntime(
+    isolated ? { ...settings, options: { ...settings.options, noShellPool: true } } : settings,
+  );
+  const isolation = isolated
+    ? {
+        defaultScope: runtime.engine.sandbox.scope,
+        env: settings.env,
+        childCommand: isolatedChildCommand(settings.options, settings.cwd),
+      }
+    : undefined;
   let server;
   try {
-    server = await startHttpServer(runtime, { host, port, token: options.token, echo });
+    server = await startHttpServer(runtime, {
+      host,
+      port,
+      token: options.token,
+      echo,
+      isolation,
+    });
   } catch (error) {
     await runtime.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -36,7 +55,10 @@ export async function serveHttp(
     options.stderr(`ahma-shell: cannot listen on ${host}:${String(port)} (${code})\n`);
     return 1;
   }
-  logger.info({ url: server.url, token: options.token !== undefined }, 'listening');
+  logger.info(
+    { url: server.url, token: options.token !== undefined, sessionIsolation: isolated },
+    'listening',
+  );
   options.stderr(`ahma-shell: listening on ${server.url}\n`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
+import type { IsolationSettings } from '../../mcp/http/session-backend.js';
 import type { Runtime } from '../../runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { isLoopback } from './guard.js';
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   readonly sessionLimits?: SessionLimits;
   readonly maxBodyBytes?: number;
   readonly eventStoreLimits?: EventStoreLimits;
+  /** --session-isolation: every session is served by a process of its own (R8D). */
+  readonly isolation?: IsolationSettings | undefined;
   /** Defaults to the runtime's. */
   readonly logger?: Logger;
 }
@@ -65,6 +68,7 @@ export async function startHttpServer(
       maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
       echo: options.echo,
       eventStoreLimits: options.eventStoreLimits,
+      isolation: options.isolation,
     }),
   );
   try {
