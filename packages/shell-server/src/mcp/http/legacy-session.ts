@@ -36,7 +36,8 @@ export interface LegacySession {
 export async function openLegacySession(options: LegacySessionOptions): Promise<LegacySession> {
   const { runtime } = options;
   const transport = new SSEServerTransport(options.endpoint, options.res);
-  let backend: SessionBackend | undefined;
+  // Set once serving starts; the session can be asked to close before that.
+  let backend: SessionBackend | undefined = undefined;
   let closing: Promise<void> | undefined;
   const session: LegacySession = {
     id: transport.sessionId,

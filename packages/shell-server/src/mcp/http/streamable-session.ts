@@ -61,7 +61,8 @@ export async function openStreamableSession(
 ): Promise<StreamableSession> {
   const { runtime } = options;
   const store = new SessionEventStore(options.eventStoreLimits ?? DEFAULT_EVENT_STORE_LIMITS);
-  let backend: SessionBackend | undefined;
+  // Set once serving starts; the session can be asked to close before that.
+  let backend: SessionBackend | undefined = undefined;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
