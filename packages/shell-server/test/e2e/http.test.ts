@@ -282,6 +282,26 @@ describe('ahma-shell --mode http --session-isolation', () => {
     );
   });
 
+  it('R8D.10: SIGTERM ends an isolated server with exit code 0: its session processes and their commands are gone', async () => {
+    const scope = await e2e.scope();
+    const root = await e2e.outsideDir();
+    const server = await httpBinary(e2e, scope, ['--session-isolation', '--inline-wait', '0']);
+    const a = await rootsClient(server.url, root);
+    const marker = uniqueMarker();
+    expect((await a.shell(`exec -a ${marker} sleep 300`)).status).toBe('started');
+    await waitFor(async () => (await processesMatching(marker)).length === 1, 'the command to run');
+    const tree = await descendantsOf(server.pid);
+    expect(tree.some((info) => info.cmdline.includes(`--sandbox-scope ${root}`))).toBe(true);
+    process.kill(server.pid, 'SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    await waitFor(
+      () => tree.every((info) => !exists(info.pid)),
+      'every process of the server to be gone',
+      8000,
+    );
+    expect(await processesMatching(marker)).toEqual([]);
+  });
+
   it('R8.5: a session process killed with SIGKILL is restarted on its scope, and the other session never notices', async () => {
     const scope = await e2e.scope();
     const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];

@@ -169,7 +169,11 @@ describe('notifications/cancelled', () => {
     await expect(call).rejects.toThrow();
     await waitFor(() => !exists(sleeper.pid), 'sleep 30 to die', 8000);
     expect(Date.now() - started).toBeLessThan(15_000);
-    const operations = structured<Operations>(await server.call('status', {})).operations;
+    // The command's processes die before its supervisor reports the end: wait for the report.
+    const operations = await waitFor(async () => {
+      const now = structured<Operations>(await server.call('status', {})).operations;
+      return now.every((operation) => operation.status !== 'running') ? now : undefined;
+    }, 'the operation to end');
     expect(operations).toEqual([expect.objectContaining({ tool: 'slow', status: 'cancelled' })]);
   });
 });

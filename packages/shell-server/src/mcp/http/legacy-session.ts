@@ -1,8 +1,8 @@
 // R8C: one session of the deprecated HTTP+SSE transport (protocol 2024-11-05), for clients that
 // still speak it: `GET /sse` opens the stream, whose first event (`endpoint`) names where to POST
 // (`/sse?sessionId=…`); answers and pushes come back on that stream. The SDK's SSEServerTransport
-// does the protocol; it has no event ids, no resumption and no keep-alive, as the old transport
-// had none. The session lasts as long as its GET stream: the client leaving ends it, and with it
+// does the protocol; it has no resumption and no keep-alive, as the old transport had none, and
+// writes no event ids, so this file numbers its events (every SSE event has an id, SPEC §6). The session lasts as long as its GET stream: the client leaving ends it, and with it
 // the commands it started.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
@@ -35,6 +35,7 @@ export interface LegacySession {
 /** Opens the stream (writes its head and the `endpoint` event) and connects a new connection. */
 export async function openLegacySession(options: LegacySessionOptions): Promise<LegacySession> {
   const { runtime } = options;
+  numberEvents(options.res);
   const transport = new SSEServerTransport(options.endpoint, options.res);
   // Set once serving starts; the session can be asked to close before that.
   let backend: SessionBackend | undefined = undefined;
@@ -57,4 +58,20 @@ export async function openLegacySession(options: LegacySessionOptions): Promise<
   backend = await serveSession(transport, runtime, options.isolation, options.echo);
   echoTraffic(transport, options.echo);
   return session;
+}
+
+/**
+ * Gives every SSE event written to `res` an id, 1, 2, … (the SDK's legacy transport writes each
+ * event, `event: …` then its data, in one write of its own).
+ */
+function numberEvents(res: ServerResponse): void {
+  let next = 0;
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(
+      typeof chunk === 'string' && chunk.startsWith('event: ')
+        ? `id: ${String(++next)}\n${chunk}`
+        : chunk,
+      ...rest,
+    )) as ServerResponse['write'];
 }

@@ -13,7 +13,14 @@ import {
   type CommandResult,
   type StartedResult,
 } from '../../support/harness.js';
-import { httpClient, httpServer, INITIALIZE, post, rawSession } from '../../support/http.js';
+import {
+  httpClient,
+  httpServer,
+  INITIALIZE,
+  post,
+  rawSession,
+  sseEvents,
+} from '../../support/http.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -134,7 +141,7 @@ describe('R8C: /sse', () => {
     );
   });
 
-  it('R8C.3: GET /sse opens with an endpoint event naming where to POST', async () => {
+  it('R8C.3: GET /sse opens with an endpoint event naming where to POST; every event has an id', async () => {
     const http = await httpServer(e2e, await e2e.scope());
     const controller = new AbortController();
     const response = await fetch(new URL('/sse', http.url), {
@@ -145,7 +152,18 @@ describe('R8C: /sse', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
     const first = (await reader?.read())?.value ?? '';
-    expect(first).toMatch(/^event: endpoint\ndata: \/sse\?sessionId=[0-9a-f-]{36}\n\n/);
+    expect(first).toMatch(/^id: 1\nevent: endpoint\ndata: \/sse\?sessionId=[0-9a-f-]{36}\n\n/);
+    const endpoint = /data: (\S+)/.exec(first)?.[1] ?? '';
+    const posted = await post(new URL(endpoint, http.url).href, INITIALIZE);
+    expect(posted.status).toBe(202);
+    const answer = (await reader?.read())?.value ?? '';
+    expect(sseEvents(answer)).toEqual([
+      expect.objectContaining({
+        id: '2',
+        event: 'message',
+        data: expect.objectContaining({ id: 0 }),
+      }),
+    ]);
     controller.abort();
   });
 
