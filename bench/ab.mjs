@@ -16,12 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { summarize } from './stats.mjs';
+import { numberOption } from './args.mjs';
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? Number(args[index + 1]) : fallback;
-};
 const other = args[0];
 if (other === undefined || other.startsWith('--')) {
   process.stderr.write(
@@ -29,9 +26,9 @@ if (other === undefined || other.startsWith('--')) {
   );
   process.exit(2);
 }
-const N = option('n', 400);
-const BURST = option('burst', 3000);
-const ROUNDS = option('rounds', 3);
+const N = numberOption('n', 400);
+const BURST = numberOption('burst', 3000);
+const ROUNDS = numberOption('rounds', 3);
 const INFLIGHT = 8;
 
 const root = mkdtempSync('/var/tmp/ahma-ab-');

@@ -17,12 +17,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { summarize } from './stats.mjs';
 import { createEngine } from '@ahma/core';
+import { option } from './args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : fallback;
-};
 const N = Number(option('n', 300));
 const BIG_MIB = Number(option('big-mib', 1024));
 const JSON_OUT = option('json', undefined);

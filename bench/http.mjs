@@ -24,10 +24,10 @@
 //    each ended with DELETE (untimed) before the next, round-robin in chunks of 10 with the
 //    floor's. Alongside, one per chunk, a stdio cold start (spawn + initialize + tools/list),
 //    --cold of them in all.
-//    ISOLATION HOOK: with --isolation a third HTTP server runs with --session-isolation (a
-//    sandbox scope per session, from the client's roots: these clients declare `roots` and name
-//    a directory of their own). Today's server refuses the flag at start; the row then says
-//    "skipped: --session-isolation not available" instead of failing.
+//    With --isolation a third HTTP server runs with --session-isolation (a process and sandbox
+//    scope per session, from the client's roots: these clients declare `roots` and name a
+//    directory of their own). A server that refuses the flag (a build without it) gets the row
+//    "skipped: --session-isolation not available" instead of a failure.
 // 3. Load: a fresh HTTP server; --sessions sessions opened at once (each initialize + tools/list),
 //    then each runs --per-session calls, one after another, all sessions concurrently: wall time,
 //    commands/s, per-call p50/p99, CPU per command (the server's node process, its sandbox's
@@ -50,18 +50,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { summarize } from './stats.mjs';
+import { numberOption } from './args.mjs';
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? Number(args[index + 1]) : fallback;
-};
-const N = option('n', 300);
-const STARTS = option('starts', 100);
-const COLD = option('cold', 10);
-const SESSIONS = option('sessions', 50);
-const PER_SESSION = option('per-session', 100);
-const ROUNDS = option('rounds', 2);
+const N = numberOption('n', 300);
+const STARTS = numberOption('starts', 100);
+const COLD = numberOption('cold', 10);
+const SESSIONS = numberOption('sessions', 50);
+const PER_SESSION = numberOption('per-session', 100);
+const ROUNDS = numberOption('rounds', 2);
 const ISOLATION = args.includes('--isolation');
 const CHUNK = 10;
 if (SESSIONS > 100)

@@ -20,16 +20,12 @@ import { summarize } from './stats.mjs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { numberOption } from './args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? Number(args[index + 1]) : fallback;
-};
-const N = option('n', 300);
-const INFLIGHT = option('inflight', 8);
-const BURST = option('burst', 2000);
-const COLD = option('cold', 10);
+const N = numberOption('n', 300);
+const INFLIGHT = numberOption('inflight', 8);
+const BURST = numberOption('burst', 2000);
+const COLD = numberOption('cold', 10);
 const CHUNK = 10;
 
 const require = createRequire(import.meta.url);

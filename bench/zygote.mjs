@@ -21,12 +21,8 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { summarize } from './stats.mjs';
+import { option } from './args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : fallback;
-};
 const N = Number(option('n', 100));
 const BASELINE = option('baseline', undefined);
 const JSON_OUT = option('json', undefined);
