@@ -68,6 +68,8 @@ export interface IsolatedSessionOptions {
   readonly upstream: Transport;
   /** The server's scope: for a client without roots (R8D.9). Best given as a real path. */
   readonly defaultScope: string;
+  /** Real paths a client's root may neither hold nor lie in: the server's private state. */
+  readonly privatePaths?: readonly string[] | undefined;
   /**
    * The session's program, without `--sandbox-scope` (appended per process). Default: this
    * package's ahma-shell `--mode stdio` under the running Node; sessions/child-command.ts adds the
@@ -222,6 +224,7 @@ class Isolation {
     this.#roots = new RootsProbe({
       idPrefix: `${this.#nonce}:roots:`,
       timeoutMs: options.rootsTimeoutMs ?? DEFAULT_ROOTS_TIMEOUT_MS,
+      privatePaths: options.privatePaths ?? [],
       send: (request, relatedRequestId) => this.#toClient(request, relatedRequestId),
       onSettled: (outcome) => this.#rootsSettled(outcome),
     });

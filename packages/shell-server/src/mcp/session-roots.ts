@@ -28,6 +28,8 @@ export interface RootsProbeOptions {
   /** The ids of the questions start with this (unique to the session). */
   readonly idPrefix: string;
   readonly timeoutMs: number;
+  /** Real paths a session's scope may neither hold nor lie in (the server's private state). */
+  readonly privatePaths: readonly string[];
   /** Called once, with the first answer, or when the wait ends. */
   readonly onSettled: (outcome: RootsOutcome) => void;
 }
@@ -112,7 +114,7 @@ export class RootsProbe {
     // Settled now, decided once the directory is checked: a later answer cannot overtake it.
     this.#settled = true;
     clearTimeout(this.#timer);
-    void scopeOfRoot(uri).then(
+    void scopeOfRoot(uri, this.#options.privatePaths).then(
       (scope) => this.#options.onSettled({ kind: 'root', scope, uri }),
       (error: unknown) =>
         this.#options.onSettled({

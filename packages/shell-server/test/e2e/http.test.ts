@@ -302,6 +302,20 @@ describe('ahma-shell --mode http --session-isolation', () => {
     expect(await processesMatching(marker)).toEqual([]);
   });
 
+  it("R7.6, R8D.7: a client's root that holds the server's private state (or lies in it) is refused: no session can write another's state", async () => {
+    const scope = await e2e.scope();
+    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
+    for (const root of [
+      scope.stateRoot,
+      join(scope.stateRoot, '..'),
+      join(scope.stateRoot, 'servers'),
+    ]) {
+      const a = await rootsClient(server.url, root);
+      await expect(a.shell('touch planted')).rejects.toThrow(/overlaps the server's private state/);
+      expect(existsSync(join(root, 'planted'))).toBe(false);
+    }
+  });
+
   it('R8.5: a session process killed with SIGKILL is restarted on its scope, and the other session never notices', async () => {
     const scope = await e2e.scope();
     const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];

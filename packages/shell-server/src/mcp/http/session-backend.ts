@@ -13,6 +13,8 @@ import { echo, type TrafficEcho } from './echo.js';
 export interface IsolationSettings {
   /** The server's scope, for a client without roots (R8D.9). */
   readonly defaultScope: string;
+  /** The server's private state root: no session's scope may hold it or lie in it. */
+  readonly privatePaths: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   /** ahma-shell --mode stdio with the server's flags (sessions/child-command.ts). */
   readonly childCommand: ChildCommand;

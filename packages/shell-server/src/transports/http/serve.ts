@@ -34,6 +34,7 @@ export async function serveHttp(
   const isolation = isolated
     ? {
         defaultScope: runtime.engine.sandbox.scope,
+        privatePaths: [runtime.engine.state.root],
         env: settings.env,
         childCommand: isolatedChildCommand(settings.options, settings.cwd),
       }
