@@ -23,7 +23,12 @@ export {
   EXECUTION_MODES,
   META_PARAMETER_PROPERTIES,
 } from './definition/input-schema.js';
-export { BUILTIN_TOOLS, BUILTIN_TOOL_NAMES } from './definition/reserved.js';
+export {
+  BUILTIN_TOOLS,
+  BUILTIN_TOOL_NAMES,
+  REGISTRY_TOOLS,
+  RESERVED_TOOL_NAMES,
+} from './definition/reserved.js';
 export {
   loadTools,
   resolveToolsDir,
@@ -56,6 +61,14 @@ export { isLive, procStat } from './process/proc-stat.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';
+
+export { Registry, type RegistryNotice } from './registry/registry.js';
+export { type RegistryEntry } from './registry/registry-file.js';
+export { type RegistryDraft } from './registry/draft.js';
+export { type RegisteredCommand, ARGUMENT_TYPES } from './registry/command.js';
+export { prepareRegisteredCall, registeredInputSchema } from './registry/invocation.js';
+export { runBatch, BATCH_OPERATIONS } from './registry/batch.js';
+export { importConfig, exportConfig, DEFAULT_EXPORT_PATH } from './registry/config-file.js';
 
 export { livelogTask } from './livelog/task.js';
 export { type Verdict } from './livelog/detector.js';

@@ -27,6 +27,10 @@ export interface ServerOptions {
   readonly noShellPool: boolean;
   readonly noHotReload: boolean;
   readonly sessionIsolation: boolean;
+  /** SPEC §8: the command registry's management tools, and the commands registered through them. */
+  readonly registry: boolean;
+  /** The registry file (default `<scope>/.ahma/registry.json`); giving one turns the registry on. */
+  readonly registryFile: string | undefined;
   readonly httpHost: string;
   /** 0 = any free port (the URL it got is printed). */
   readonly httpPort: number;
@@ -75,6 +79,9 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
                            at most ${String(MAX_INLINE_WAIT_SECONDS)})
   --no-shell-pool          spawn every command directly instead of using warm shells
   --no-hot-reload          do not watch the tools directory
+  --registry               let agents register commands as tools at run time (add_command, …)
+  --registry-file FILE     where registered commands are kept (default <scope>/.ahma/registry.json;
+                           implies --registry)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
   --http-host HOST         HTTP: address to bind (default 127.0.0.1; any other than loopback
                            needs a token)
@@ -101,6 +108,8 @@ const ENV: Record<string, string> = {
   'no-shell-pool': 'AHMA_NO_SHELL_POOL',
   'no-hot-reload': 'AHMA_NO_HOT_RELOAD',
   'session-isolation': 'AHMA_SESSION_ISOLATION',
+  registry: 'AHMA_REGISTRY',
+  'registry-file': 'AHMA_REGISTRY_FILE',
   'http-host': 'AHMA_HTTP_HOST',
   'http-port': 'AHMA_HTTP_PORT',
   'http-token-file': 'AHMA_HTTP_TOKEN_FILE',
@@ -136,6 +145,8 @@ export function parseCommandLine(
         'no-shell-pool': { type: 'boolean' },
         'no-hot-reload': { type: 'boolean' },
         'session-isolation': { type: 'boolean' },
+        registry: { type: 'boolean' },
+        'registry-file': { type: 'string' },
         'http-host': { type: 'string' },
         'http-port': { type: 'string' },
         'http-token-file': { type: 'string' },
@@ -228,6 +239,8 @@ export function parseCommandLine(
       noShellPool: flag('no-shell-pool'),
       noHotReload: flag('no-hot-reload'),
       sessionIsolation: flag('session-isolation'),
+      registry: flag('registry') || text('registry-file') !== undefined,
+      registryFile: text('registry-file'),
       httpHost: text('http-host') ?? '127.0.0.1',
       httpPort: port,
       httpTokenFile: text('http-token-file'),

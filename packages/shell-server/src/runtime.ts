@@ -3,12 +3,13 @@
 // watchers. It reads nothing from the process: options, environment and working directory are
 // given (the CLI is their only reader). MCP connections are made over it (mcp/server.ts), one per
 // client connection; the one-shot CLI calls its tools directly.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ArgumentValidator,
   createEngine,
   packageClosure,
+  Registry,
   resolveSandboxScope,
   resolveToolsDir,
   type Engine,
@@ -17,6 +18,7 @@ import type { Logger } from 'pino';
 import { Bundles } from './bundles.js';
 import { serverInstructions } from './mcp/instructions.js';
 import { activateToolsTool } from './mcp/tools/activate-tools.js';
+import { registryTools } from './mcp/tools/registry.js';
 import type { ToolEntry } from './mcp/tools/tool.js';
 import type { ServerOptions } from './options.js';
 import { ToolSet } from './tool-set.js';
@@ -111,11 +113,34 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     reload: () => reloadTools(),
     served: () => toolSet.served(),
   });
+  // SPEC §8: registered commands, their names checked against every other tool's.
+  const registry = options.registry
+    ? await Registry.open({
+        file: resolve(settings.cwd, options.registryFile ?? join(scope, '.ahma', 'registry.json')),
+        lookup: { scope, path: env['PATH'] },
+        nameTaken: (name) => toolSet.ownerOf(name),
+      })
+    : undefined;
+  for (const notice of registry?.notices ?? []) {
+    logger.warn(notice, 'the registry file was unreadable: moved aside, the registry starts empty');
+  }
   const toolSet: ToolSet = new ToolSet({
     toolsDir,
     catalogDir: catalogDirectory(),
     bundled: () => bundles.revealed,
-    builtIns: options.noToolDiscovery ? [] : [activateToolsTool(bundles, { validator, logger })],
+    builtIns: [
+      ...(options.noToolDiscovery ? [] : [activateToolsTool(bundles, { validator, logger })]),
+      ...(registry === undefined
+        ? []
+        : registryTools({
+            registry,
+            scope,
+            shadowedBy: (name) => toolSet.ownerOf(name),
+            validator,
+            logger,
+          })),
+    ],
+    registered: () => registry?.commands ?? [],
     engine,
     logger,
     context: {
@@ -131,6 +156,16 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     },
   });
   await toolSet.load();
+  registry?.onChange(() => {
+    toolSet.refresh();
+    for (const listener of toolsChanged) listener();
+  });
+  if (registry !== undefined) {
+    logger.info(
+      { file: registry.file, commands: registry.commands.length },
+      'command registry ready',
+    );
+  }
 
   // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and every connection is
   // told. A save that changed nothing a client sees (same content, a comment) is no news.

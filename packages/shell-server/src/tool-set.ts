@@ -1,9 +1,10 @@
-// The tools a server offers right now: the loaded definitions that passed their availability
-// checks, plus the built-ins. Reloading (hot reload, a revealed bundle) builds a whole new set and
+// The tools a server offers right now: the built-ins, the loaded definitions that passed their
+// availability checks, then the registered commands (SPEC §8) whose names no other tool has. Reloading (hot reload, a revealed bundle) builds a whole new set and
 // swaps it in at once, so a call never sees half of an edit; reloads run one at a time, so a late
 // one never swaps in a set older than what an earlier one served.
 import {
   ASYNC_GUIDANCE_KEY,
+  RESERVED_TOOL_NAMES,
   availableTools,
   checkAvailability,
   formatAvailability,
@@ -13,14 +14,16 @@ import {
   type Engine,
   type GuidanceBlocks,
   type LoadedTool,
+  type RegisteredCommand,
   type ResolvedToolsDir,
 } from '@ahma/core';
 import type { Logger } from 'pino';
 import { definitionTool } from './mcp/tools/definition.js';
 import { livelogTool } from './mcp/tools/livelog.js';
 import { operationTools } from './mcp/tools/operations.js';
+import { registeredTool } from './mcp/tools/registered.js';
 import { shellTool } from './mcp/tools/shell.js';
-import type { ToolContextBase, ToolEntry } from './mcp/tools/tool.js';
+import type { ToolContext, ToolContextBase, ToolEntry } from './mcp/tools/tool.js';
 
 export interface ToolSetOptions {
   readonly toolsDir: ResolvedToolsDir;
@@ -29,6 +32,8 @@ export interface ToolSetOptions {
   readonly bundled: () => readonly string[];
   /** Built-ins besides sandboxed_shell, status, await and cancel, listed after them. */
   readonly builtIns?: readonly ToolEntry[];
+  /** The registered commands, read at every load and refresh (none without --registry). */
+  readonly registered?: () => readonly RegisteredCommand[];
   readonly engine: Engine;
   readonly logger: Logger;
   /** What every tool handler gets, besides the current definition tools. */
@@ -44,6 +49,12 @@ export interface ServedDefinition {
 export class ToolSet {
   readonly #options: ToolSetOptions;
   #entries: readonly ToolEntry[] = [];
+  /** Built-ins and definition tools: what a registered command's name may not be. */
+  #fixed: ReadonlyMap<string, ToolEntry> = new Map();
+  /** The tool of each registered command, made once per command (a change replaces the object). */
+  #registeredTools = new WeakMap<RegisteredCommand, ToolEntry>();
+  #context: ToolContext | undefined;
+  #asyncGuidance = '';
   #byName: ReadonlyMap<string, LoadedTool> = new Map();
   #definitions: readonly CheckedDefinition[] = [];
   #guidance: GuidanceBlocks | undefined;
@@ -56,6 +67,21 @@ export class ToolSet {
   /** Tools in list order. */
   get entries(): readonly ToolEntry[] {
     return this.#entries;
+  }
+
+  /**
+   * Who owns `name` besides the registry: "a built-in tool", or the tool file's tool; undefined
+   * when the name is free for a registered command.
+   */
+  ownerOf(name: string): string | undefined {
+    if (RESERVED_TOOL_NAMES.has(name)) return 'the name of a built-in tool';
+    const loaded = this.#byName.get(name);
+    return loaded === undefined ? undefined : `the name of a tool from ${loaded.file}`;
+  }
+
+  /** Re-lists after the registered commands changed; no file is read. */
+  refresh(): void {
+    this.#compose();
   }
 
   /** The served definitions by name, with the tools of each that are listed (R1.2 overrides show). */
@@ -124,8 +150,11 @@ export class ToolSet {
     this.#definitions = loaded.definitions;
     this.#guidance = loaded.guidance;
     this.#byName = new Map(tools.map((tool) => [tool.name, tool]));
-    this.#entries = [
-      shellTool(context, loaded.guidance[ASYNC_GUIDANCE_KEY] ?? ''),
+    this.#context = context;
+    this.#asyncGuidance = loaded.guidance[ASYNC_GUIDANCE_KEY] ?? '';
+    this.#registeredTools = new WeakMap();
+    const fixed = [
+      shellTool(context, this.#asyncGuidance),
       ...operationTools(context),
       ...(this.#options.builtIns ?? []),
       ...tools.map((tool) =>
@@ -134,10 +163,28 @@ export class ToolSet {
           : livelogTool(tool, context),
       ),
     ];
+    this.#fixed = new Map(fixed.map((entry) => [entry.tool.name, entry]));
+    this.#compose();
     logger.info(
       { tools: this.#entries.map((entry) => entry.tool.name) },
       `serving ${String(this.#entries.length)} tools`,
     );
     return JSON.stringify(this.#entries.map((entry) => entry.tool)) !== before;
+  }
+
+  /** The fixed tools, then each registered command whose name is free. */
+  #compose(): void {
+    const context = this.#context;
+    if (context === undefined) return; // not loaded yet: the load composes
+    const registered = (this.#options.registered?.() ?? []).flatMap((command) => {
+      if (this.#fixed.has(command.name)) return []; // list_commands says so
+      let entry = this.#registeredTools.get(command);
+      if (entry === undefined) {
+        entry = registeredTool(command, context, this.#asyncGuidance);
+        this.#registeredTools.set(command, entry);
+      }
+      return [entry];
+    });
+    this.#entries = [...this.#fixed.values(), ...registered];
   }
 }

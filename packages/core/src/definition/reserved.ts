@@ -17,18 +17,23 @@ export const BUILTIN_TOOLS = {
 
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.values(BUILTIN_TOOLS);
 
-/** Built-in command-registry tools (SPEC §8). */
-export const REGISTRY_TOOL_NAMES = [
-  'add_command',
-  'remove_command',
-  'update_command',
-  'list_commands',
-  'get_command',
-  'batch_exec',
-  'import_config',
-  'export_config',
-  'help',
-] as const;
+/**
+ * Built-in command-registry tools (SPEC §8), in list order. Reserved whether or not --registry is
+ * on: turning the registry on must not make a tool file invalid.
+ */
+export const REGISTRY_TOOLS = {
+  add: 'add_command',
+  remove: 'remove_command',
+  update: 'update_command',
+  list: 'list_commands',
+  get: 'get_command',
+  batch: 'batch_exec',
+  import: 'import_config',
+  export: 'export_config',
+  help: 'help',
+} as const;
+
+export const REGISTRY_TOOL_NAMES: readonly string[] = Object.values(REGISTRY_TOOLS);
 
 export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
   ...BUILTIN_TOOL_NAMES,

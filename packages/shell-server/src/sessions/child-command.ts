@@ -1,6 +1,6 @@
 // The command line of an isolated session's process (R8D.3): this package's own `ahma-shell
 // --mode stdio`, run by the Node that runs the server, with the server's flags that shape what a
-// session serves and how (tools, sandbox, timeouts, pool, logging). The session appends
+// session serves and how (tools, registry, sandbox, timeouts, pool, logging). The session appends
 // `--sandbox-scope <its scope>`; the HTTP flags and --session-isolation stay with the server.
 // Relative paths are made absolute against the server's directory: the process starts in its scope.
 import { resolve } from 'node:path';
@@ -26,6 +26,10 @@ export function isolatedChildCommand(
   args.push('--inline-wait', String(options.inlineWaitSeconds));
   if (options.noShellPool) args.push('--no-shell-pool');
   if (options.noHotReload) args.push('--no-hot-reload');
+  if (options.registry) args.push('--registry');
+  if (options.registryFile !== undefined) {
+    args.push('--registry-file', resolve(cwd, options.registryFile));
+  }
   if (options.logToStderr) args.push('--log-to-stderr');
   if (options.debug) args.push('--debug');
   return { file: node, args };

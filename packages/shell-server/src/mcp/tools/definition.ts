@@ -6,7 +6,14 @@ import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
 import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
 import { runSequenceTool } from './sequence.js';
-import { invalidArguments, isRefusal, refusing, type ToolContext, type ToolEntry } from './tool.js';
+import {
+  invalidArguments,
+  isRefusal,
+  refusing,
+  wordValue,
+  type ToolContext,
+  type ToolEntry,
+} from './tool.js';
 
 export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEntry {
   const tool: Tool = {
@@ -58,18 +65,4 @@ function positionalArguments(
     }
   }
   return args;
-}
-
-/**
- * A raw word as the value of a parameter of `type`: the word itself for a string, else its JSON
- * value ("3", "true"); a word that is not JSON stays a string, so the argument check names the
- * parameter and its type instead of the parse failing.
- */
-function wordValue(word: string, type: string | undefined): unknown {
-  if (type === undefined || type === 'string') return word;
-  try {
-    return JSON.parse(word) as unknown;
-  } catch {
-    return word;
-  }
 }

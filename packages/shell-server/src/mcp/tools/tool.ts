@@ -108,3 +108,17 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
       return outcome.result;
   }
 }
+
+/**
+ * A raw word as the value of a parameter of `type`: the word itself for a string, else its JSON
+ * value ("3", "true"); a word that is not JSON stays a string, so the argument check names the
+ * parameter and its type instead of the parse failing.
+ */
+export function wordValue(word: string, type: string | undefined): unknown {
+  if (type === undefined || type === 'string') return word;
+  try {
+    return JSON.parse(word) as unknown;
+  } catch {
+    return word;
+  }
+}
