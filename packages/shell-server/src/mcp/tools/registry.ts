@@ -246,7 +246,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
           `Imported ${String(counts.imported)}, skipped ${String(counts.skipped)} (already registered), ${String(counts.errors)} error(s) from ${report.path}.`,
           ...report.errors.map((e) => `- ${e.name}: [${e.code}] ${e.message}`),
         ].join('\n');
-        return answer(text, { ...counts, ...report }, counts.errors > 0 && counts.imported === 0);
+        return answer(text, { counts, ...report }, counts.errors > 0 && counts.imported === 0);
       },
     }),
     entry(context, {
