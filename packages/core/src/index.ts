@@ -62,7 +62,7 @@ export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';
 
-export { Registry, type RegistryNotice } from './registry/registry.js';
+export { Registry } from './registry/registry.js';
 export { type RegistryEntry } from './registry/registry-file.js';
 export { type RegistryDraft } from './registry/draft.js';
 export { type RegisteredCommand, ARGUMENT_TYPES } from './registry/command.js';

@@ -84,7 +84,7 @@ export async function resolveWorkingDirectory(
 }
 
 /** realpath() that also works for paths that do not exist yet, and for dangling symlinks. */
-async function realpathLenient(path: string, hops = 0): Promise<string> {
+export async function realpathLenient(path: string, hops = 0): Promise<string> {
   try {
     return await realpath(path);
   } catch {

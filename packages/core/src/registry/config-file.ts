@@ -2,14 +2,15 @@
 // which YAML reads too). Both of instant-mcp's files import as they are: its export (`commands:`
 // map in YAML) and its state file (the same map in JSON, with a version). Export → import gives
 // back every field.
-import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse, stringify, YAMLParseError } from 'yaml';
-import { resolvePathInScope } from '../argv/paths.js';
+import { realpathLenient, resolvePathInScope } from '../argv/paths.js';
 import { AhmaError } from '../errors.js';
 import { isObject, type RegisteredCommand } from './command.js';
 import type { RegistryDraft } from './draft.js';
 import { commandEntries } from './registry-file.js';
+import { withPinnedDirectory } from './pinned-directory.js';
+import { readRegularFile } from './read-regular.js';
 import { writeFileAtomic } from './write-atomic.js';
 
 /** Where export_config writes by default, relative to the sandbox scope. */
@@ -64,10 +65,17 @@ export async function importConfig(
   return report;
 }
 
-/** Writes the commands as YAML, inside the scope only; returns the absolute path. */
+/**
+ * Writes the commands as YAML, inside the scope only (through the pinned directory, so a symlink
+ * planted meanwhile cannot redirect it), never over the registry file; returns the path written.
+ */
 export async function exportConfig(
   commands: readonly RegisteredCommand[],
-  options: { readonly path: string | undefined; readonly scope: string },
+  options: {
+    readonly path: string | undefined;
+    readonly scope: string;
+    readonly registryFile: string;
+  },
 ): Promise<string> {
   const path = await resolvePathInScope(
     options.path ?? DEFAULT_EXPORT_PATH,
@@ -75,12 +83,22 @@ export async function exportConfig(
     options.scope,
     'path',
   );
+  const dir = await realpathLenient(dirname(path));
+  const target = join(dir, basename(path));
+  if (
+    target ===
+    join(await realpathLenient(dirname(options.registryFile)), basename(options.registryFile))
+  ) {
+    throw new AhmaError('CONFIG_INVALID', `${path} is the registry file itself; export elsewhere`);
+  }
   const body = stringify({
     commands: Object.fromEntries(commands.map((command) => [command.name, command])),
   });
   const header = `# Ahma registered commands, written by export_config.\n# Load them with import_config {"path": "${options.path ?? DEFAULT_EXPORT_PATH}"}.\n`;
   try {
-    await writeFileAtomic(path, header + body);
+    await withPinnedDirectory(dir, (pinned) =>
+      writeFileAtomic(pinned, basename(path), header + body),
+    );
   } catch (error) {
     throw new AhmaError('CONFIG_INVALID', `cannot write ${path}: ${(error as Error).message}`);
   }
@@ -89,11 +107,7 @@ export async function exportConfig(
 
 async function readConfig(path: string): Promise<string> {
   try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new Error('not a file');
-    if (info.size > MAX_CONFIG_BYTES)
-      throw new Error(`larger than ${String(MAX_CONFIG_BYTES)} bytes`);
-    return await readFile(path, 'utf8');
+    return await readRegularFile(path, MAX_CONFIG_BYTES);
   } catch (error) {
     throw new AhmaError('CONFIG_INVALID', `cannot read ${path}: ${(error as Error).message}`);
   }

@@ -1,26 +1,30 @@
 // Mutual exclusion between processes sharing a registry file (two servers on one project): a lock
 // file created exclusively beside it, holding the owner's pid. A lock whose owner is gone (it was
 // killed mid-change) is taken over, so a crash never wedges the registry.
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AhmaError } from '../errors.js';
+import type { PinnedDirectory } from './pinned-directory.js';
+import { readRegularFile } from './read-regular.js';
 import { isAlive } from './write-atomic.js';
 
 const RETRY_MS = 5;
 /** A lock file still empty after this long lost its writer between create and write. */
 const EMPTY_GRACE_MS = 1000;
 
+/** Runs `work` holding `<name>.lock` in `dir` (its real path is `where`, for messages). */
 export async function withFileLock<T>(
-  path: string,
+  dir: PinnedDirectory,
+  name: string,
   work: () => Promise<T>,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const lock = `${path}.lock`;
+  const lock = dir.entry(`${name}.lock`);
   const deadline = Date.now() + timeoutMs;
-  await mkdir(dirname(path), { recursive: true }).catch(cannotLock(path));
   for (;;) {
     try {
+      // wx: O_CREAT|O_EXCL, so a symlink planted at the name is never followed.
       const file = await open(lock, 'wx', 0o644);
       try {
         await file.writeFile(String(process.pid));
@@ -29,7 +33,13 @@ export async function withFileLock<T>(
       }
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') cannotLock(path)(error);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new AhmaError(
+          'REGISTRY_WRITE_FAILED',
+          `the change was not made: cannot lock the registry file ${join(dir.path, name)}: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
     }
     const holder = await lockHolder(lock);
     if (holder === 'released') continue;
@@ -40,9 +50,10 @@ export async function withFileLock<T>(
       continue;
     }
     if (Date.now() > deadline) {
+      const path = join(dir.path, name);
       throw new AhmaError(
         'REGISTRY_WRITE_FAILED',
-        `the registry file ${path} stays locked by process ${String(holder)}; if that process is not an Ahma server, remove ${lock}`,
+        `the registry file ${path} stays locked by process ${String(holder)}; if that process is not an Ahma server, remove ${path}.lock`,
       );
     }
     await sleep(RETRY_MS);
@@ -56,21 +67,16 @@ export async function withFileLock<T>(
 
 /** The pid holding the lock; 'stale' when its owner is gone (killed, or lost before writing). */
 async function lockHolder(lock: string): Promise<number | 'released' | 'stale'> {
-  const text = await readFile(lock, 'utf8').catch(() => undefined);
-  if (text === undefined) return 'released';
+  let text: string;
+  try {
+    text = await readRegularFile(lock, 64);
+  } catch (error) {
+    // Gone meanwhile, or not a lock this code wrote (taken over like a dead owner's).
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'released' : 'stale';
+  }
   const pid = Number(text);
   if (text !== '' && Number.isInteger(pid) && pid > 0) return isAlive(pid) ? pid : 'stale';
   const info = await stat(lock).catch(() => undefined);
   if (info === undefined) return 'released';
   return Date.now() - info.mtimeMs < EMPTY_GRACE_MS ? 0 : 'stale';
-}
-
-function cannotLock(path: string): (error: unknown) => never {
-  return (error) => {
-    throw new AhmaError(
-      'REGISTRY_WRITE_FAILED',
-      `the change was not made: cannot lock the registry file ${path}: ${(error as Error).message}`,
-      { cause: error },
-    );
-  };
 }

@@ -1,10 +1,15 @@
 // The registry file: instant-mcp's state-file format, `{"version": "1.0", "commands": {name:
 // command}}`, so an instant-mcp state.json loads unmodified and instant-mcp could read ours (it
 // ignores the fields it does not know: an argument's flag and format). Commands keep their order.
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
+import { join } from 'node:path';
 import { isObject, parseCommand, type RegisteredCommand } from './command.js';
+import type { PinnedDirectory } from './pinned-directory.js';
+import { NotRegularFileError, readRegularFile } from './read-regular.js';
 
 export const REGISTRY_FILE_VERSION = '1.0';
+/** A registry of many thousands of commands stays far below this. */
+const MAX_REGISTRY_BYTES = 64 * 1024 * 1024;
 
 /** A registry entry: a valid command, or one kept as written but not served (and why). */
 export type RegistryEntry =
@@ -21,21 +26,26 @@ export type RegistryFileRead =
   /** Unreadable as a registry: moved aside to `backup` (EC4); the registry starts empty. */
   | { readonly kind: 'corrupt'; readonly problem: string; readonly backup: string };
 
-/** Reads the registry file; a missing file is an empty registry. */
-export async function readRegistryFile(path: string, now = new Date()): Promise<RegistryFileRead> {
-  let text: string;
+/** Reads the registry file `name` in `dir`; a missing file is an empty registry. */
+export async function readRegistryFile(
+  dir: PinnedDirectory,
+  name: string,
+  now = new Date(),
+): Promise<RegistryFileRead> {
+  let parsed: Map<string, RegistryEntry> | string;
   try {
-    text = await readFile(path, 'utf8');
+    parsed = parseRegistryText(await readRegularFile(dir.entry(name), MAX_REGISTRY_BYTES));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       return { kind: 'loaded', entries: new Map() };
-    throw error;
+    }
+    if (!(error instanceof NotRegularFileError)) throw error;
+    parsed = error.message;
   }
-  const parsed = parseRegistryText(text);
   if (typeof parsed === 'string') {
-    const backup = `${path}.corrupt-${now.toISOString().replaceAll(':', '-')}`;
-    await rename(path, backup);
-    return { kind: 'corrupt', problem: parsed, backup };
+    const backup = `${name}.corrupt-${now.toISOString().replaceAll(':', '-')}`;
+    await rename(dir.entry(name), dir.entry(backup));
+    return { kind: 'corrupt', problem: parsed, backup: join(dir.path, backup) };
   }
   return { kind: 'loaded', entries: parsed };
 }

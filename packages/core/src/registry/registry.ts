@@ -2,12 +2,16 @@
 // run one at a time, in this process through a queue and across processes sharing the file through
 // a lock file, each on the file's latest content, so concurrent changes are all kept (EC1). A change
 // is on disk (atomically, FR5/NFR2) before anyone sees it; one that fails leaves the registry as it
-// was.
-import { stat } from 'node:fs/promises';
+// was. The file's directory is pinned for every access (pinned-directory.ts): commands can write
+// the scope it usually lies in, and must not be able to redirect the server's writes.
+import { realpath, stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { isInside, realpathLenient } from '../argv/paths.js';
 import { AhmaError } from '../errors.js';
 import type { RegisteredCommand } from './command.js';
 import { RegistryDraft, type DraftRules } from './draft.js';
 import { withFileLock } from './file-lock.js';
+import { DirectoryMovedError, PinnedDirectory } from './pinned-directory.js';
 import { readRegistryFile, renderRegistryFile, type RegistryEntry } from './registry-file.js';
 import { removeStaleTemporaries, writeFileAtomic } from './write-atomic.js';
 
@@ -27,21 +31,45 @@ type FileIdentity = string | undefined;
 
 export class Registry {
   readonly #options: RegistryOptions;
+  /** Real path of the file's directory, fixed at open. */
+  readonly #dir: string;
+  readonly #name: string;
   #entries: ReadonlyMap<string, RegistryEntry> = new Map();
   #seen: FileIdentity;
   #notices: RegistryNotice[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   readonly #listeners = new Set<() => void>();
 
-  private constructor(options: RegistryOptions) {
+  private constructor(options: RegistryOptions, dir: string) {
     this.#options = options;
+    this.#dir = dir;
+    this.#name = basename(options.file);
   }
 
-  /** Loads the file: missing means empty; corrupt is moved aside and noted (EC4). */
+  /**
+   * Loads the file: missing means empty; corrupt is moved aside and noted (EC4). A file named
+   * inside the scope whose directory resolves outside it (a symlink a command planted) is
+   * REGISTRY_UNSAFE: the server would write there on the command's behalf.
+   */
   static async open(options: RegistryOptions): Promise<Registry> {
-    const registry = new Registry(options);
-    await removeStaleTemporaries(options.file);
-    await registry.#reload();
+    const file = resolve(options.file);
+    const dir = await realpathLenient(dirname(file));
+    const scope = await realpath(options.lookup.scope);
+    if (isInside(dirname(file), options.lookup.scope) && !isInside(dir, scope)) {
+      throw new AhmaError(
+        'REGISTRY_UNSAFE',
+        `the registry file ${file} lies in the sandbox scope but its directory resolves to ${dir}, outside it (a symbolic link); remove the link or choose another --registry-file`,
+      );
+    }
+    const registry = new Registry({ ...options, file }, dir);
+    const pinned = await registry.#pin(false);
+    if (pinned === undefined) return registry; // no directory yet: an empty registry
+    try {
+      await removeStaleTemporaries(pinned, registry.#name);
+      await registry.#reload(pinned);
+    } finally {
+      await pinned.close();
+    }
     return registry;
   }
 
@@ -78,42 +106,64 @@ export class Registry {
    * the draft is written to the file and becomes the registry. Resolves to what `work` returned.
    */
   change<T>(work: (draft: RegistryDraft) => Promise<T>): Promise<T> {
-    const next = this.#queue.then(() =>
-      withFileLock(this.#options.file, async () => {
-        const reloaded = (await identityOf(this.#options.file)) !== this.#seen;
-        if (reloaded) await this.#reload();
-        try {
-          const draft = new RegistryDraft(this.#entries, this.#options);
-          const result = await work(draft);
-          if (draft.changed) {
-            await this.#write(draft.entries);
-            this.#entries = draft.entries;
-            this.#emit();
+    const next = this.#queue.then(async () => {
+      const pinned = await this.#pin(true);
+      if (pinned === undefined) throw new Error('unreachable: a created directory exists');
+      try {
+        return await withFileLock(pinned, this.#name, async () => {
+          const reloaded = (await identityOf(pinned.entry(this.#name))) !== this.#seen;
+          if (reloaded) await this.#reload(pinned);
+          try {
+            const draft = new RegistryDraft(this.#entries, this.#options);
+            const result = await work(draft);
+            if (draft.changed) {
+              await this.#write(pinned, draft.entries);
+              this.#entries = draft.entries;
+              this.#emit();
+            }
+            return result;
+          } finally {
+            if (reloaded) this.#emit();
           }
-          return result;
-        } finally {
-          if (reloaded) this.#emit();
-        }
-      }),
-    );
+        });
+      } finally {
+        await pinned.close();
+      }
+    });
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
-  async #reload(): Promise<void> {
-    const read = await readRegistryFile(this.#options.file);
+  /** The file's directory, pinned; without `create` a missing one is undefined. */
+  async #pin(create: boolean): Promise<PinnedDirectory | undefined> {
+    try {
+      return await PinnedDirectory.open(this.#dir, create);
+    } catch (error) {
+      if (!create && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new AhmaError(
+        'REGISTRY_WRITE_FAILED',
+        error instanceof DirectoryMovedError
+          ? `the registry's directory ${error.message}`
+          : `the registry's directory ${this.#dir} cannot be used: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #reload(pinned: PinnedDirectory): Promise<void> {
+    const read = await readRegistryFile(pinned, this.#name);
     if (read.kind === 'corrupt') {
       this.#notices = [...this.#notices, { problem: read.problem, backup: read.backup }];
       this.#entries = new Map();
     } else {
       this.#entries = read.entries;
     }
-    this.#seen = await identityOf(this.#options.file);
+    this.#seen = await identityOf(pinned.entry(this.#name));
   }
 
-  async #write(entries: ReadonlyMap<string, RegistryEntry>): Promise<void> {
+  async #write(pinned: PinnedDirectory, entries: ReadonlyMap<string, RegistryEntry>) {
     try {
-      await writeFileAtomic(this.#options.file, renderRegistryFile(entries));
+      await writeFileAtomic(pinned, this.#name, renderRegistryFile(entries));
     } catch (error) {
       throw new AhmaError(
         'REGISTRY_WRITE_FAILED',
@@ -121,7 +171,7 @@ export class Registry {
         { cause: error },
       );
     }
-    this.#seen = await identityOf(this.#options.file);
+    this.#seen = await identityOf(pinned.entry(this.#name));
   }
 
   #emit(): void {

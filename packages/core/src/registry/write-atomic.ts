@@ -1,17 +1,23 @@
 // A file replaced so that a crash at any instant leaves either its old content or its new one,
 // never a mix (FR5/NFR2): the new content goes to a temporary file beside it, is flushed to disk,
 // renamed over the file, and the directory is flushed so the rename itself survives a power loss.
+// All of it happens in a pinned directory (pinned-directory.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, readdir, rename, rm } from 'node:fs/promises';
+import type { PinnedDirectory } from './pinned-directory.js';
 
 const TEMP_MARK = '.tmp-';
 
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const temp = `${path}${TEMP_MARK}${String(process.pid)}-${randomBytes(4).toString('hex')}`;
+export async function writeFileAtomic(
+  dir: PinnedDirectory,
+  name: string,
+  text: string,
+): Promise<void> {
+  const temp = dir.entry(
+    `${name}${TEMP_MARK}${String(process.pid)}-${randomBytes(4).toString('hex')}`,
+  );
   try {
+    // wx: O_CREAT|O_EXCL, so a symlink planted at the name is never followed.
     const file = await open(temp, 'wx', 0o644);
     try {
       await file.writeFile(text);
@@ -19,28 +25,23 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
     } finally {
       await file.close();
     }
-    await rename(temp, path);
+    await rename(temp, dir.entry(name));
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
-  const directory = await open(dir, 'r');
-  try {
-    await directory.sync();
-  } finally {
-    await directory.close();
-  }
+  await dir.sync();
 }
 
 /** Removes the temporary files of writes that died before their rename (their process is gone). */
-export async function removeStaleTemporaries(path: string): Promise<void> {
-  const prefix = basename(path) + TEMP_MARK;
-  const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length).split('-')[0]);
+export async function removeStaleTemporaries(dir: PinnedDirectory, name: string): Promise<void> {
+  const prefix = name + TEMP_MARK;
+  const names = await readdir(dir.entry('.')).catch(() => [] as string[]);
+  for (const entry of names) {
+    if (!entry.startsWith(prefix)) continue;
+    const pid = Number(entry.slice(prefix.length).split('-')[0]);
     if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
-    await rm(join(dirname(path), name), { force: true });
+    await rm(dir.entry(entry), { force: true });
   }
 }
 

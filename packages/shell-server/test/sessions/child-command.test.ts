@@ -46,6 +46,8 @@ describe('isolatedChildCommand', () => {
         '0',
         '--no-shell-pool',
         '--no-hot-reload',
+        '--registry-file',
+        'reg.json',
         '--log-to-stderr',
         '--debug',
       ]),
@@ -73,6 +75,9 @@ describe('isolatedChildCommand', () => {
       '0',
       '--no-shell-pool',
       '--no-hot-reload',
+      '--registry',
+      '--registry-file',
+      '/srv/reg.json',
       '--log-to-stderr',
       '--debug',
     ]);

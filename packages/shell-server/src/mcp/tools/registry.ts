@@ -267,6 +267,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
           exportConfig(commands, {
             path: typeof args['path'] === 'string' ? args['path'] : undefined,
             scope: context.scope,
+            registryFile: registry.file,
           }),
         );
         if (isRefusal(path)) return path;
