@@ -2,9 +2,10 @@
 // which YAML reads too). Both of instant-mcp's files import as they are: its export (`commands:`
 // map in YAML) and its state file (the same map in JSON, with a version). Export → import gives
 // back every field.
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse, stringify, YAMLParseError } from 'yaml';
-import { realpathLenient, resolvePathInScope } from '../argv/paths.js';
+import { isInside, realpathLenient, resolvePathInScope } from '../argv/paths.js';
 import { AhmaError } from '../errors.js';
 import { isObject, type RegisteredCommand } from './command.js';
 import type { RegistryDraft } from './draft.js';
@@ -83,7 +84,14 @@ export async function exportConfig(
     options.scope,
     'path',
   );
+  // Resolved again, on its own: what it resolves to now is what is pinned, and must be inside too.
   const dir = await realpathLenient(dirname(path));
+  if (!isInside(dir, await realpath(options.scope))) {
+    throw new AhmaError(
+      'PATH_OUTSIDE_SCOPE',
+      `argument "path": ${path} now lies outside the sandbox scope (its directory resolves to ${dir})`,
+    );
+  }
   const target = join(dir, basename(path));
   if (
     target ===
