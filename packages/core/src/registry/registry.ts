@@ -3,12 +3,17 @@
 // a lock file, each on the file's latest content, so concurrent changes are all kept (EC1). A change
 // is on disk (atomically, FR5/NFR2) before anyone sees it; one that fails leaves the registry as it
 // was.
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { AhmaError } from '../errors.js';
 import type { RegisteredCommand } from './command.js';
 import { RegistryDraft, type DraftRules } from './draft.js';
 import { withFileLock } from './file-lock.js';
-import { readRegistryFile, renderRegistryFile, type RegistryEntry } from './registry-file.js';
+import {
+  parseRegistryText,
+  readRegistryFile,
+  renderRegistryFile,
+  type RegistryEntry,
+} from './registry-file.js';
 import { removeStaleTemporaries, writeFileAtomic } from './write-atomic.js';
 
 export interface RegistryOptions extends DraftRules {
@@ -41,7 +46,10 @@ export class Registry {
   static async open(options: RegistryOptions): Promise<Registry> {
     const registry = new Registry(options);
     await removeStaleTemporaries(options.file);
-    await registry.#reload();
+    // A corrupt file is moved aside under the lock, as a change does: another process may be
+    // moving it aside too, or have replaced it with a good file already (EC1, EC4).
+    if (await isCorrupt(options.file)) await withFileLock(options.file, () => registry.#reload());
+    else await registry.#reload();
     return registry;
   }
 
@@ -127,6 +135,12 @@ export class Registry {
   #emit(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** Whether the file exists and is no registry file (a read error is left to the reload). */
+async function isCorrupt(file: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text !== undefined && typeof parseRegistryText(text) === 'string';
 }
 
 /** Device, inode, size and change time: a rename-over or an edit in place changes one of them. */
