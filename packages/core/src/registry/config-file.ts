@@ -102,7 +102,9 @@ export async function exportConfig(
   const body = stringify({
     commands: Object.fromEntries(commands.map((command) => [command.name, command])),
   });
-  const header = `# Ahma registered commands, written by export_config.\n# Load them with import_config {"path": "${options.path ?? DEFAULT_EXPORT_PATH}"}.\n`;
+  // The path as a JSON string: a newline in it would otherwise end the comment (and the rest of
+  // the path would be read as YAML), and a quote would break the call it shows.
+  const header = `# Ahma registered commands, written by export_config.\n# Load them with import_config {"path": ${JSON.stringify(options.path ?? DEFAULT_EXPORT_PATH)}}.\n`;
   try {
     await withPinnedDirectory(dir, (pinned) =>
       writeFileAtomic(pinned, basename(path), header + body),

@@ -24,36 +24,27 @@ export async function withFileLock<T>(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      // wx: O_CREAT|O_EXCL, so a symlink planted at the name is never followed.
-      const file = await open(lock, 'wx', 0o644);
-      try {
-        await file.writeFile(String(process.pid));
-      } finally {
-        await file.close();
+      if (await tryLock(lock)) break;
+      const holder = await lockHolder(lock);
+      if (holder === 'released') continue;
+      if (holder === 'stale') {
+        // Only after a crash. Two servers taking over one stale lock at the same instant could
+        // both get it; a crash plus that race is rare enough to leave.
+        await rm(lock, { force: true });
+        continue;
       }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      if (Date.now() > deadline) {
         throw new AhmaError(
           'REGISTRY_WRITE_FAILED',
-          `the change was not made: cannot lock the registry file ${join(dir.path, name)}: ${(error as Error).message}`,
-          { cause: error },
+          `the registry file ${join(dir.path, name)} stays locked by process ${String(holder)}; if that process is not an Ahma server, remove ${join(dir.path, name)}.lock`,
         );
       }
-    }
-    const holder = await lockHolder(lock);
-    if (holder === 'released') continue;
-    if (holder === 'stale') {
-      // Only after a crash. Two servers taking over one stale lock at the same instant could both
-      // get it; a crash plus that race is rare enough to leave.
-      await rm(lock, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      const path = join(dir.path, name);
+    } catch (error) {
+      if (error instanceof AhmaError) throw error;
       throw new AhmaError(
         'REGISTRY_WRITE_FAILED',
-        `the registry file ${path} stays locked by process ${String(holder)}; if that process is not an Ahma server, remove ${path}.lock`,
+        `the change was not made: cannot lock the registry file ${join(dir.path, name)}: ${(error as Error).message}`,
+        { cause: error },
       );
     }
     await sleep(RETRY_MS);
@@ -63,6 +54,24 @@ export async function withFileLock<T>(
   } finally {
     await rm(lock, { force: true });
   }
+}
+
+/** Creates the lock holding this process's pid; false when it exists already. */
+async function tryLock(lock: string): Promise<boolean> {
+  let file;
+  try {
+    // wx: O_CREAT|O_EXCL, so a symlink planted at the name is never followed.
+    file = await open(lock, 'wx', 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await file.writeFile(String(process.pid));
+  } finally {
+    await file.close();
+  }
+  return true;
 }
 
 /** The pid holding the lock; 'stale' when its owner is gone (killed, or lost before writing). */

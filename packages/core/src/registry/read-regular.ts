@@ -11,9 +11,9 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<s
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
     const info = await file.stat();
-    if (!info.isFile()) throw new NotRegularFileError(`${path} is not a regular file`);
+    if (!info.isFile()) throw new NotRegularFileError('not a regular file');
     if (info.size > maxBytes) {
-      throw new NotRegularFileError(`${path} is larger than ${String(maxBytes)} bytes`);
+      throw new NotRegularFileError(`larger than ${String(maxBytes)} bytes`);
     }
     return await file.readFile('utf8');
   } finally {

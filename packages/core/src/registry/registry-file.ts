@@ -22,32 +22,47 @@ export type RegistryEntry =
     };
 
 export type RegistryFileRead =
-  | { readonly kind: 'loaded'; readonly entries: ReadonlyMap<string, RegistryEntry> }
+  | {
+      readonly kind: 'loaded';
+      readonly entries: ReadonlyMap<string, RegistryEntry>;
+      /** The file's text as read (undefined: no file). */
+      readonly text: string | undefined;
+    }
+  /** The text is `known` (what the caller last read or wrote): nothing was parsed. */
+  | { readonly kind: 'unchanged' }
   /** Unreadable as a registry: moved aside to `backup` (EC4); the registry starts empty. */
   | { readonly kind: 'corrupt'; readonly problem: string; readonly backup: string };
 
-/** Reads the registry file `name` in `dir`; a missing file is an empty registry. */
+/**
+ * Reads the registry file `name` in `dir`; a missing file is an empty registry. With `known`, a
+ * file whose text is that (undefined: no file) is 'unchanged', not parsed again.
+ */
 export async function readRegistryFile(
   dir: PinnedDirectory,
   name: string,
-  now = new Date(),
+  options: { readonly now?: Date; readonly known?: string | undefined } = {},
 ): Promise<RegistryFileRead> {
+  const compare = Object.hasOwn(options, 'known');
   let parsed: Map<string, RegistryEntry> | string;
+  let text = '';
   try {
-    parsed = parseRegistryText(await readRegularFile(dir.entry(name), MAX_REGISTRY_BYTES));
+    text = await readRegularFile(dir.entry(name), MAX_REGISTRY_BYTES);
+    if (compare && text === options.known) return { kind: 'unchanged' };
+    parsed = parseRegistryText(text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { kind: 'loaded', entries: new Map() };
+      if (compare && options.known === undefined) return { kind: 'unchanged' };
+      return { kind: 'loaded', entries: new Map(), text: undefined };
     }
     if (!(error instanceof NotRegularFileError)) throw error;
     parsed = error.message;
   }
   if (typeof parsed === 'string') {
-    const backup = `${name}.corrupt-${now.toISOString().replaceAll(':', '-')}`;
+    const backup = `${name}.corrupt-${(options.now ?? new Date()).toISOString().replaceAll(':', '-')}`;
     await rename(dir.entry(name), dir.entry(backup));
     return { kind: 'corrupt', problem: parsed, backup: join(dir.path, backup) };
   }
-  return { kind: 'loaded', entries: parsed };
+  return { kind: 'loaded', entries: parsed, text };
 }
 
 /** The entries of a registry file's text, or why it is not one. */

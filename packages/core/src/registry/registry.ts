@@ -4,7 +4,7 @@
 // is on disk (atomically, FR5/NFR2) before anyone sees it; one that fails leaves the registry as it
 // was. The file's directory is pinned for every access (pinned-directory.ts): commands can write
 // the scope it usually lies in, and must not be able to redirect the server's writes.
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { isInside, realpathLenient } from '../argv/paths.js';
 import { AhmaError } from '../errors.js';
@@ -26,16 +26,14 @@ export interface RegistryNotice {
   readonly backup: string;
 }
 
-/** Identity of the file's content as last read or written: another writer changes it. */
-type FileIdentity = string | undefined;
-
 export class Registry {
   readonly #options: RegistryOptions;
   /** Real path of the file's directory, fixed at open. */
   readonly #dir: string;
   readonly #name: string;
   #entries: ReadonlyMap<string, RegistryEntry> = new Map();
-  #seen: FileIdentity;
+  /** The file's text as last read or written here (undefined: no file); another writer's differs. */
+  #seen: string | undefined;
   #notices: RegistryNotice[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   readonly #listeners = new Set<() => void>();
@@ -66,7 +64,14 @@ export class Registry {
     if (pinned === undefined) return registry; // no directory yet: an empty registry
     try {
       await removeStaleTemporaries(pinned, registry.#name);
-      await registry.#reload(pinned);
+      // Under the lock, like a change: another process may be writing the file, or moving a
+      // corrupt one aside, right now. A directory this process cannot write is read as it is.
+      await withFileLock(pinned, registry.#name, () => registry.#reload(pinned)).catch(
+        (error: unknown) => {
+          if (!cannotWrite(error)) throw error;
+          return registry.#reload(pinned);
+        },
+      );
     } finally {
       await pinned.close();
     }
@@ -111,8 +116,7 @@ export class Registry {
       if (pinned === undefined) throw new Error('unreachable: a created directory exists');
       try {
         return await withFileLock(pinned, this.#name, async () => {
-          const reloaded = (await identityOf(pinned.entry(this.#name))) !== this.#seen;
-          if (reloaded) await this.#reload(pinned);
+          const reloaded = await this.#reload(pinned, true);
           try {
             const draft = new RegistryDraft(this.#entries, this.#options);
             const result = await work(draft);
@@ -144,26 +148,44 @@ export class Registry {
         'REGISTRY_WRITE_FAILED',
         error instanceof DirectoryMovedError
           ? `the registry's directory ${error.message}`
-          : `the registry's directory ${this.#dir} cannot be used: ${(error as Error).message}`,
+          : `the change was not made: the registry's directory ${this.#dir} cannot be used: ${(error as Error).message}`,
         { cause: error },
       );
     }
   }
 
-  async #reload(pinned: PinnedDirectory): Promise<void> {
-    const read = await readRegistryFile(pinned, this.#name);
+  /**
+   * Loads the file; with `ifChanged`, only when its text is not what this process last read or
+   * wrote. Resolves to whether the entries changed.
+   */
+  async #reload(pinned: PinnedDirectory, ifChanged = false): Promise<boolean> {
+    const read = await readRegistryFile(
+      pinned,
+      this.#name,
+      ifChanged ? { known: this.#seen } : {},
+    ).catch((error: unknown) => {
+      throw new AhmaError(
+        'REGISTRY_WRITE_FAILED',
+        `the registry file ${this.#options.file} cannot be read: ${(error as Error).message}`,
+        { cause: error },
+      );
+    });
+    if (read.kind === 'unchanged') return false;
     if (read.kind === 'corrupt') {
       this.#notices = [...this.#notices, { problem: read.problem, backup: read.backup }];
       this.#entries = new Map();
+      this.#seen = undefined;
     } else {
       this.#entries = read.entries;
+      this.#seen = read.text;
     }
-    this.#seen = await identityOf(pinned.entry(this.#name));
+    return true;
   }
 
   async #write(pinned: PinnedDirectory, entries: ReadonlyMap<string, RegistryEntry>) {
+    const text = renderRegistryFile(entries);
     try {
-      await writeFileAtomic(pinned, this.#name, renderRegistryFile(entries));
+      await writeFileAtomic(pinned, this.#name, text);
     } catch (error) {
       throw new AhmaError(
         'REGISTRY_WRITE_FAILED',
@@ -171,7 +193,7 @@ export class Registry {
         { cause: error },
       );
     }
-    this.#seen = await identityOf(pinned.entry(this.#name));
+    this.#seen = text;
   }
 
   #emit(): void {
@@ -179,9 +201,8 @@ export class Registry {
   }
 }
 
-/** Device, inode, size and change time: a rename-over or an edit in place changes one of them. */
-async function identityOf(file: string): Promise<FileIdentity> {
-  const info = await stat(file, { bigint: true }).catch(() => undefined);
-  if (info === undefined) return undefined;
-  return `${String(info.dev)}:${String(info.ino)}:${String(info.size)}:${String(info.ctimeNs)}`;
+/** A lock refused because this process may not write the directory (a read-only registry). */
+function cannotWrite(error: unknown): boolean {
+  const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
 }
