@@ -22,7 +22,8 @@ import { Registry } from '../../src/registry/registry.js';
 import { realpathLenient } from '../../src/argv/paths.js';
 import type { DraftRules } from '../../src/registry/draft.js';
 import { withFileLock as withFileLockIn } from '../../src/registry/file-lock.js';
-import { PinnedDirectory, withPinnedDirectory } from '../../src/registry/pinned-directory.js';
+import type { PinnedDirectory } from '../../src/registry/pinned-directory.js';
+import { withPinnedDirectory } from '../../src/registry/pinned-directory.js';
 import { readRegistryFile as readRegistryFileIn } from '../../src/registry/registry-file.js';
 import {
   removeStaleTemporaries as removeStaleTemporariesIn,
