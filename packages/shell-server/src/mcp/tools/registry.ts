@@ -17,6 +17,7 @@ import {
 } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { outputSchemaWithError } from '../results.js';
 import { registryGuide } from './registry-help.js';
 import {
   invalidArguments,
@@ -80,6 +81,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
   return [
     entry(context, {
       name: REGISTRY_TOOLS.add,
+      result: { command: 'object' },
       description:
         'Register an executable as a new MCP tool, at once and persistently. Example: {"name": "greet", "exec": "./scripts/greet.sh", "description": "Greet someone", "args": {"who": {"type": "string", "required": true}}} — then call the tool greet {"who": "world"}.',
       inputSchema: {
@@ -102,6 +104,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.remove,
+      result: { removed: 'string' },
       description: 'Unregister a command; its tool goes at once. Example: {"name": "greet"}',
       inputSchema: objectSchema({ name: NAME }, ['name']),
       async call(args) {
@@ -112,6 +115,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.update,
+      result: { command: 'object' },
       description:
         'Change a registered command: the fields given replace its own ("args" as a whole; null unsets a field). Example: {"name": "greet", "timeout": "5m", "async": true}',
       inputSchema: {
@@ -128,6 +132,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.list,
+      result: { file: 'string', commands: 'array', rejected: 'array', notices: 'array' },
       description:
         'List the registered commands (name, executable, arguments, mode), any entry that is invalid, and any problem with the registry file. Example: {}',
       inputSchema: objectSchema({}, []),
@@ -153,6 +158,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.get,
+      result: { command: 'object' },
       description: 'Show one registered command in full, as stored. Example: {"name": "greet"}',
       inputSchema: objectSchema({ name: NAME }, ['name']),
       call(args) {
@@ -167,11 +173,12 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
           );
         }
         const shown = describeEntry(found, context);
-        return Promise.resolve(answer(JSON.stringify(shown, null, 2), shown));
+        return Promise.resolve(answer(JSON.stringify(shown, null, 2), { command: shown }));
       },
     }),
     entry(context, {
       name: REGISTRY_TOOLS.batch,
+      result: { success: 'boolean', atomic: 'boolean', rolledBack: 'boolean', results: 'array' },
       description:
         'Several add_command, update_command and remove_command operations in one call, written once. atomic (default true): all or nothing. Example: {"commands": [{"operation": "add_command", "params": {"name": "lint", "exec": "./scripts/lint.sh", "description": "Lint"}}, {"operation": "remove_command", "params": {"name": "old"}}], "atomic": true}',
       inputSchema: objectSchema(
@@ -213,6 +220,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.import,
+      result: { counts: 'object', path: 'string', imported: 'array', skipped: 'array', errors: 'array' },
       description:
         'Register the commands of a YAML or JSON file (export_config\'s, or instant-mcp\'s export or state.json). Names already registered are skipped unless overwrite. Example: {"path": ".ahma/commands.yaml", "overwrite": false}',
       inputSchema: objectSchema(
@@ -251,6 +259,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.export,
+      result: { path: 'string', exported: 'array' },
       description: `Write the registered commands to a YAML file (for version control; import_config reads it back). Example: {"path": "${DEFAULT_EXPORT_PATH}"}`,
       inputSchema: objectSchema(
         {
@@ -279,6 +288,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.help,
+      result: { guide: 'string' },
       description:
         'The guide to registering your own commands as tools, with examples. Example: {}',
       inputSchema: objectSchema({}, []),
@@ -287,7 +297,7 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
           registryGuide({ file: registry.file, count: registry.commands.length }),
           ...noticeLines(registry),
         ].join('\n');
-        return Promise.resolve(answer(text));
+        return Promise.resolve(answer(text, { guide: text }));
       },
     }),
   ];
@@ -297,6 +307,8 @@ interface ToolSpec {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Record<string, unknown>;
+  /** The answer's structuredContent: each field and its JSON type (all of them always there). */
+  readonly result: Readonly<Record<string, string>>;
   call(args: Record<string, unknown>): Promise<ToolOutcome>;
 }
 
@@ -305,6 +317,14 @@ function entry(context: RegistryToolsContext, spec: ToolSpec): ToolEntry {
     name: spec.name,
     description: spec.description,
     inputSchema: spec.inputSchema as Tool['inputSchema'],
+    // Like every tool's: the answer, or a refusal's {error: {code, message}} (SPEC §3).
+    outputSchema: outputSchemaWithError({
+      type: 'object',
+      properties: Object.fromEntries(
+        Object.entries(spec.result).map(([field, type]) => [field, { type }]),
+      ),
+      required: Object.keys(spec.result),
+    }),
   };
   return {
     tool,

@@ -50,6 +50,9 @@ async function script(scope: Scope, name: string, body: string): Promise<string>
 
 async function registryServer(scope: Scope, args: readonly string[] = []) {
   const server = await e2e.inProcess(scope, ['--registry', ...args]);
+  // The SDK client checks every structuredContent against the tool's outputSchema once it has
+  // listed the tools: every answer below is checked so.
+  await server.client.listTools();
   let listChanged = 0;
   server.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     listChanged++;
@@ -93,6 +96,8 @@ describe('the management tools', () => {
     // NFR3.3: each management tool's description carries an example call.
     for (const tool of tools.filter((t) => REGISTRY_TOOLS.includes(t.name))) {
       expect(tool.description, tool.name).toMatch(/Example: \{/);
+      // SPEC §3: like every tool, the answer or a refusal's {error: {code, message}}.
+      expect(tool.outputSchema?.['anyOf'], tool.name).toContainEqual({ required: ['error'] });
     }
     const plain = await e2e.inProcess(scope);
     expect(await toolNames(plain)).toEqual([...BUILT_INS, ...FIXTURE_TOOLS]);
@@ -271,7 +276,9 @@ describe('the management tools', () => {
       rejected: [],
       notices: [],
     });
-    expect(structured(await server.call('get_command', { name: 'show' }))).toEqual(spec);
+    expect(structured(await server.call('get_command', { name: 'show' }))).toEqual({
+      command: spec,
+    });
     expectRefused(await server.call('get_command', { name: 'nope' }), 'COMMAND_UNKNOWN');
   });
 
