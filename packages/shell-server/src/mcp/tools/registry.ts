@@ -220,7 +220,13 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
     }),
     entry(context, {
       name: REGISTRY_TOOLS.import,
-      result: { counts: 'object', path: 'string', imported: 'array', skipped: 'array', errors: 'array' },
+      result: {
+        counts: 'object',
+        path: 'string',
+        imported: 'array',
+        skipped: 'array',
+        errors: 'array',
+      },
       description:
         'Register the commands of a YAML or JSON file (export_config\'s, or instant-mcp\'s export or state.json). Names already registered are skipped unless overwrite. Example: {"path": ".ahma/commands.yaml", "overwrite": false}',
       inputSchema: objectSchema(
