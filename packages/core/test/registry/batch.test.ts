@@ -2,36 +2,18 @@
 // Atomic: every operation validated, all kept or none, one write. Non-atomic: a result per
 // operation, the successes kept, still one write.
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { BATCH_OPERATIONS, runBatch } from '../../src/registry/batch.js';
 import { RegistryDraft } from '../../src/registry/draft.js';
 import type { Registry } from '../../src/registry/registry.js';
-import { openRegistry, removeDir, rules, tempDir, writeExecutable } from './helpers.js';
+import { caseDirs, openRegistry, rules, toolCommand } from './helpers.js';
 
-let root = '';
-let counter = 0;
+const cases = caseDirs('batch');
 
-beforeAll(async () => {
-  root = await tempDir('batch');
-});
+const newScope = cases.scope;
 
-afterAll(async () => {
-  await removeDir(root);
-});
-
-async function newScope(): Promise<string> {
-  const scope = join(root, `scope-${String(++counter)}`);
-  await writeExecutable(join(scope, 'tool.sh'));
-  return scope;
-}
-
-const command = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  exec: './tool.sh',
-  description: `the ${name} command`,
-  ...extra,
-});
+const command = toolCommand;
 
 const addOp = (name: string, extra: Record<string, unknown> = {}) => ({
   operation: 'add_command',

@@ -3,38 +3,27 @@
 // stopping the others; export writes YAML inside the scope only, and reads back to the same commands.
 import { copyFile, mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseCommand, type RegisteredCommand } from '../../src/registry/command.js';
 import { DEFAULT_EXPORT_PATH, exportConfig, importConfig } from '../../src/registry/config-file.js';
 import { RegistryDraft, type DraftRules } from '../../src/registry/draft.js';
 import { commandEntries } from '../../src/registry/registry-file.js';
 import {
+  caseDirs,
   INSTANT_MCP,
   openRegistry,
-  registryFile,
   refusal,
-  removeDir,
+  registryFile,
   rules,
-  tempDir,
   writeExecutable,
 } from './helpers.js';
 
-let root = '';
-let counter = 0;
-
-beforeAll(async () => {
-  root = await tempDir('config-file');
-});
-
-afterAll(async () => {
-  await removeDir(root);
-});
+const cases = caseDirs('config-file');
 
 /** A fresh scope holding instant-mcp's script (./scripts/greet.sh) and ./tool.sh. */
 async function newScope(): Promise<string> {
-  const scope = join(root, `scope-${String(++counter)}`);
+  const scope = await cases.scope();
   await writeExecutable(join(scope, 'scripts', 'greet.sh'));
-  await writeExecutable(join(scope, 'tool.sh'));
   return scope;
 }
 
@@ -456,8 +445,7 @@ describe('exportConfig', () => {
 
   it('FR4.8: an export path outside the scope is refused (PATH_OUTSIDE_SCOPE), and nothing is written', async () => {
     const scope = await newScope();
-    const outside = join(root, `outside-${String(counter)}`);
-    await mkdir(outside);
+    const outside = await cases.dir();
     await symlink(outside, join(scope, 'escape'));
     for (const path of ['../x.yaml', join(outside, 'x.yaml'), 'escape/x.yaml', '/etc/ahma.yaml']) {
       await refusal(

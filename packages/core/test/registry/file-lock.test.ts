@@ -5,26 +5,23 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdir, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   atPath,
   atPathSource,
+  caseDirs,
+  type Child,
   deadPid,
   refusal,
-  removeDir,
   startNode,
-  tempDir,
   transpiledSources,
-  type Child,
 } from './helpers.js';
 
-let root = '';
-let counter = 0;
+const cases = caseDirs('file-lock');
 /** The path-based lock over file-lock.ts transpiled, for child processes. */
 let lockModule = '';
 
 beforeAll(async () => {
-  root = await tempDir('file-lock');
   const modules = await transpiledSources(await dir(), [
     'errors.ts',
     'registry/write-atomic.ts',
@@ -38,15 +35,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await removeDir(root);
-});
-
-async function dir(): Promise<string> {
-  const path = join(root, `case-${String(++counter)}`);
-  await mkdir(path);
-  return path;
-}
+const dir = cases.dir;
 
 /** A live process that is not this one: `sleep`, killed by the caller. */
 function liveProcess(): { pid: number; kill: () => void } {

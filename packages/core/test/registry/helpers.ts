@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { AhmaError, type AhmaErrorCode } from '../../src/errors.js';
 import { Registry } from '../../src/registry/registry.js';
 import { realpathLenient } from '../../src/argv/paths.js';
@@ -34,6 +34,40 @@ export const INSTANT_MCP = fileURLToPath(new URL('../fixtures/instant-mcp/', imp
 /** The built package: what child processes import (run `pnpm build` after changing src/). */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 export const DIST_INDEX = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+
+/**
+ * One test file's directories: a root made before its tests and removed after them, and a fresh
+ * directory or scope (holding an executable ./tool.sh) per test.
+ */
+export function caseDirs(label: string) {
+  let root = '';
+  let counter = 0;
+  beforeAll(async () => {
+    root = await tempDir(label);
+  });
+  afterAll(() => removeDir(root));
+  return {
+    root: (): string => root,
+    async dir(): Promise<string> {
+      const path = join(root, `case-${String(++counter)}`);
+      await mkdir(path);
+      return path;
+    },
+    async scope(): Promise<string> {
+      const scope = join(root, `scope-${String(++counter)}`);
+      await writeExecutable(join(scope, 'tool.sh'));
+      return scope;
+    },
+  };
+}
+
+/** A command of ./tool.sh, as the agent would give it. */
+export const toolCommand = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  exec: './tool.sh',
+  description: `the ${name} command`,
+  ...extra,
+});
 
 /** A fresh directory (its real path) under the test run's temp directory. */
 export async function tempDir(label: string): Promise<string> {

@@ -3,7 +3,7 @@
 // to a timestamped backup (EC4).
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   commandEntries,
   parseRegistryText,
@@ -11,25 +11,11 @@ import {
   REGISTRY_FILE_VERSION,
   type RegistryEntry,
 } from '../../src/registry/registry-file.js';
-import { atPath, INSTANT_MCP, namesStartingWith, removeDir, tempDir } from './helpers.js';
+import { atPath, caseDirs, INSTANT_MCP, namesStartingWith } from './helpers.js';
 
-let root = '';
-let counter = 0;
+const cases = caseDirs('registry-file');
 
-beforeAll(async () => {
-  root = await tempDir('registry-file');
-});
-
-afterAll(async () => {
-  await removeDir(root);
-});
-
-/** A fresh directory for one test. */
-async function dir(): Promise<string> {
-  const path = join(root, `case-${String(++counter)}`);
-  await mkdir(path);
-  return path;
-}
+const dir = cases.dir;
 
 function entriesOf(text: string): Map<string, RegistryEntry> {
   const parsed = parseRegistryText(text);

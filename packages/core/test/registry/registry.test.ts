@@ -15,48 +15,29 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prepareRegisteredCall } from '../../src/registry/invocation.js';
 import { parseCommand } from '../../src/registry/command.js';
 import type { Registry } from '../../src/registry/registry.js';
 import {
+  caseDirs,
   deadPid,
   INSTANT_MCP,
   namesStartingWith,
   openRegistry,
   refusal,
   registryFile,
-  removeDir,
   runChild,
   startChild,
-  tempDir,
+  toolCommand,
   writeExecutable,
 } from './helpers.js';
 
-let root = '';
-let counter = 0;
+const cases = caseDirs('registry');
 
-beforeAll(async () => {
-  root = await tempDir('registry');
-});
+const newScope = cases.scope;
 
-afterAll(async () => {
-  await removeDir(root);
-});
-
-/** A fresh scope with an executable ./tool.sh. */
-async function newScope(): Promise<string> {
-  const scope = join(root, `scope-${String(++counter)}`);
-  await writeExecutable(join(scope, 'tool.sh'));
-  return scope;
-}
-
-const command = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  exec: './tool.sh',
-  description: `the ${name} command`,
-  ...extra,
-});
+const command = toolCommand;
 
 /** The registry file's commands map, as on disk. */
 async function onDisk(file: string): Promise<Record<string, unknown>> {

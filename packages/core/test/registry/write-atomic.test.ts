@@ -3,35 +3,21 @@
 // writers that died are removed; those of live writers are left alone.
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/registry/write-atomic.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   atPath,
   atPathSource,
+  caseDirs,
   deadPid,
-  removeDir,
   startNode,
-  tempDir,
   transpiledSources,
 } from './helpers.js';
 
-let root = '';
-let counter = 0;
+const cases = caseDirs('write-atomic');
 
-beforeAll(async () => {
-  root = await tempDir('write-atomic');
-});
-
-afterAll(async () => {
-  await removeDir(root);
-});
-
-async function dir(): Promise<string> {
-  const path = join(root, `case-${String(++counter)}`);
-  await mkdir(path);
-  return path;
-}
+const dir = cases.dir;
 
 /** Polls until `condition` holds (10 s at most). */
 async function waitFor(condition: () => Promise<boolean>): Promise<void> {
@@ -163,7 +149,7 @@ describe('removeStaleTemporaries', () => {
 
   it('NFR2: a missing directory is nothing to clean', async () => {
     await expect(
-      atPath.removeStale(join(root, 'no', 'such', 'dir', 'registry.json')),
+      atPath.removeStale(join(cases.root(), 'no', 'such', 'dir', 'registry.json')),
     ).resolves.toBeUndefined();
   });
 });
