@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInside, resolvePathInScope, resolveWorkingDirectory } from '../../src/argv/paths.js';
-import { AhmaError, type AhmaErrorCode } from '../../src/errors.js';
+import { refusal } from '../support/refusal.js';
 
 // Layout (all real, under one temp root):
 //   root/scope/                      the sandbox scope
@@ -23,22 +23,6 @@ import { AhmaError, type AhmaErrorCode } from '../../src/errors.js';
 let root = '';
 let scope = '';
 let outside = '';
-
-async function expectAhmaError(
-  promise: Promise<unknown>,
-  code: AhmaErrorCode,
-  ...fragments: string[]
-): Promise<AhmaError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AhmaError);
-  const ahma = error as AhmaError;
-  expect(ahma.code).toBe(code);
-  for (const fragment of fragments) expect(ahma.message).toContain(fragment);
-  return ahma;
-}
 
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), 'ahma-paths-')));
@@ -163,7 +147,7 @@ describe('resolvePathInScope: accepted paths', () => {
     expect(await resolvePathInScope(join(alias, 'sub'), scope, scope, 'target')).toBe(
       join(alias, 'sub'),
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('../outside/secret.txt', alias, alias, 'target'),
       'PATH_OUTSIDE_SCOPE',
     );
@@ -172,7 +156,7 @@ describe('resolvePathInScope: accepted paths', () => {
 
 describe('resolvePathInScope: refused paths', () => {
   it('R7.1: ".." escaping the scope is refused with a message naming the argument', async () => {
-    const error = await expectAhmaError(
+    const error = await refusal(
       resolvePathInScope('../outside/secret.txt', scope, scope, 'target'),
       'PATH_OUTSIDE_SCOPE',
       'argument "target"',
@@ -180,48 +164,45 @@ describe('resolvePathInScope: refused paths', () => {
       scope,
     );
     expect(error.name).toBe('AhmaError');
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('..', scope, scope, 'dir'),
       'PATH_OUTSIDE_SCOPE',
       'argument "dir"',
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('sub/../../outside', scope, scope, 'dir'),
       'PATH_OUTSIDE_SCOPE',
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('../../../../../../../../etc/passwd', join(scope, 'sub'), scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
     );
   });
 
   it('R7.1: an absolute path outside the scope is refused', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('/etc/passwd', scope, scope, 'file'),
       'PATH_OUTSIDE_SCOPE',
       'argument "file"',
       '/etc/passwd',
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope(join(outside, 'secret.txt'), scope, scope, 'file'),
       'PATH_OUTSIDE_SCOPE',
     );
-    await expectAhmaError(resolvePathInScope('/', scope, scope, 'file'), 'PATH_OUTSIDE_SCOPE');
+    await refusal(resolvePathInScope('/', scope, scope, 'file'), 'PATH_OUTSIDE_SCOPE');
   });
 
   it('R7.1: a sibling directory whose name starts with the scope name is refused', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope(join(root, 'scope-evil', 'x'), scope, scope, 'file'),
       'PATH_OUTSIDE_SCOPE',
     );
-    await expectAhmaError(
-      resolvePathInScope('../scope-evil', scope, scope, 'file'),
-      'PATH_OUTSIDE_SCOPE',
-    );
+    await refusal(resolvePathInScope('../scope-evil', scope, scope, 'file'), 'PATH_OUTSIDE_SCOPE');
   });
 
   it('R7.1: a symlink inside the scope pointing to an existing directory outside is refused', async () => {
-    const error = await expectAhmaError(
+    const error = await refusal(
       resolvePathInScope('link-out', scope, scope, 'target'),
       'PATH_OUTSIDE_SCOPE',
       'argument "target"',
@@ -231,7 +212,7 @@ describe('resolvePathInScope: refused paths', () => {
   });
 
   it('R7.1: a symlink inside the scope pointing to an existing file outside is refused', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('link-out-file', scope, scope, 'target'),
       'PATH_OUTSIDE_SCOPE',
       join(outside, 'secret.txt'),
@@ -239,12 +220,12 @@ describe('resolvePathInScope: refused paths', () => {
   });
 
   it('R7.1: a dangling symlink pointing outside is refused (absolute and relative targets)', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('dangling-out', scope, scope, 'target'),
       'PATH_OUTSIDE_SCOPE',
       join(outside, 'not-yet'),
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('dangling-out-rel', scope, scope, 'target'),
       'PATH_OUTSIDE_SCOPE',
       join(outside, 'new'),
@@ -252,34 +233,31 @@ describe('resolvePathInScope: refused paths', () => {
   });
 
   it('R7.1: a path under a symlinked directory pointing outside is refused (existing or not)', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('link-out/secret.txt', scope, scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
     );
-    await expectAhmaError(
-      resolvePathInScope('link-out/new.txt', scope, scope, 'f'),
-      'PATH_OUTSIDE_SCOPE',
-    );
-    await expectAhmaError(
+    await refusal(resolvePathInScope('link-out/new.txt', scope, scope, 'f'), 'PATH_OUTSIDE_SCOPE');
+    await refusal(
       resolvePathInScope('link-out/a/b/c.txt', scope, scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope(join(scope, 'link-out', 'new.txt'), scope, scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
     );
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('dangling-out/deeper/x', scope, scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
     );
   });
 
   it('R7.1: a chain of symlinks ending outside is refused', async () => {
-    await expectAhmaError(resolvePathInScope('chain/new', scope, scope, 'f'), 'PATH_OUTSIDE_SCOPE');
+    await refusal(resolvePathInScope('chain/new', scope, scope, 'f'), 'PATH_OUTSIDE_SCOPE');
   });
 
   it('R7.1: a working directory that is itself a symlink out of the scope does not let paths escape', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('secret.txt', join(scope, 'link-out'), scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
     );
@@ -294,26 +272,20 @@ describe('resolvePathInScope: refused paths', () => {
     await mkdir(join(outside, 'deep'));
     await symlink(join(outside, 'deep'), join(trap, 'inner'));
     await symlink('inner/../landed', join(trap, 'escape'));
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('trap/escape', scope, scope, 'f'),
       'PATH_OUTSIDE_SCOPE',
       join(outside, 'landed'),
     );
-    await expectAhmaError(
-      resolvePathInScope('trap/escape/x', scope, scope, 'f'),
-      'PATH_OUTSIDE_SCOPE',
-    );
+    await refusal(resolvePathInScope('trap/escape/x', scope, scope, 'f'), 'PATH_OUTSIDE_SCOPE');
     // The kernel agrees: writing through the link lands outside the scope.
     await writeFile(join(trap, 'escape'), 'escaped');
     expect(await readFile(join(outside, 'landed'), 'utf8')).toBe('escaped');
-    await expectAhmaError(
-      resolvePathInScope('trap/escape', scope, scope, 'f'),
-      'PATH_OUTSIDE_SCOPE',
-    );
+    await refusal(resolvePathInScope('trap/escape', scope, scope, 'f'), 'PATH_OUTSIDE_SCOPE');
   });
 
   it('SPEC §2 format path: a symlink loop is refused as an invalid path', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('loop-a', scope, scope, 'f'),
       'PATH_INVALID',
       'too many levels of symbolic links',
@@ -321,7 +293,7 @@ describe('resolvePathInScope: refused paths', () => {
   });
 
   it('SPEC §2 format path: an empty path is PATH_INVALID, naming the argument', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('', scope, scope, 'target'),
       'PATH_INVALID',
       'argument "target"',
@@ -330,13 +302,13 @@ describe('resolvePathInScope: refused paths', () => {
   });
 
   it('SPEC §2 format path: a NUL byte is PATH_INVALID, naming the argument', async () => {
-    await expectAhmaError(
+    await refusal(
       resolvePathInScope('file.txt\0/etc/passwd', scope, scope, 'target'),
       'PATH_INVALID',
       'argument "target"',
       'NUL',
     );
-    await expectAhmaError(resolvePathInScope('\0', scope, scope, 'x'), 'PATH_INVALID');
+    await refusal(resolvePathInScope('\0', scope, scope, 'x'), 'PATH_INVALID');
   });
 });
 
@@ -368,44 +340,33 @@ describe('resolveWorkingDirectory', () => {
   });
 
   it('R7.1: a working_directory outside the scope is refused: the scope cannot be widened', async () => {
-    await expectAhmaError(
+    await refusal(
       resolveWorkingDirectory('..', scope),
       'PATH_OUTSIDE_SCOPE',
       'working_directory',
       scope,
     );
-    await expectAhmaError(
-      resolveWorkingDirectory('../outside', scope),
-      'PATH_OUTSIDE_SCOPE',
-      '../outside',
-    );
-    await expectAhmaError(resolveWorkingDirectory('/', scope), 'PATH_OUTSIDE_SCOPE');
-    await expectAhmaError(resolveWorkingDirectory(outside, scope), 'PATH_OUTSIDE_SCOPE');
-    await expectAhmaError(
-      resolveWorkingDirectory(join(root, 'scope-evil'), scope),
-      'PATH_OUTSIDE_SCOPE',
-    );
+    await refusal(resolveWorkingDirectory('../outside', scope), 'PATH_OUTSIDE_SCOPE', '../outside');
+    await refusal(resolveWorkingDirectory('/', scope), 'PATH_OUTSIDE_SCOPE');
+    await refusal(resolveWorkingDirectory(outside, scope), 'PATH_OUTSIDE_SCOPE');
+    await refusal(resolveWorkingDirectory(join(root, 'scope-evil'), scope), 'PATH_OUTSIDE_SCOPE');
   });
 
   it('R7.1: a working_directory through a symlink pointing outside is refused', async () => {
-    await expectAhmaError(
-      resolveWorkingDirectory('link-out', scope),
-      'PATH_OUTSIDE_SCOPE',
-      'link-out',
-    );
-    await expectAhmaError(resolveWorkingDirectory('chain', scope), 'PATH_OUTSIDE_SCOPE');
+    await refusal(resolveWorkingDirectory('link-out', scope), 'PATH_OUTSIDE_SCOPE', 'link-out');
+    await refusal(resolveWorkingDirectory('chain', scope), 'PATH_OUTSIDE_SCOPE');
     // Outside wins over "does not exist": the agent learns the real reason.
-    await expectAhmaError(resolveWorkingDirectory('dangling-out', scope), 'PATH_OUTSIDE_SCOPE');
+    await refusal(resolveWorkingDirectory('dangling-out', scope), 'PATH_OUTSIDE_SCOPE');
   });
 
   it('R10.3: a missing directory is WORKING_DIRECTORY_INVALID', async () => {
-    await expectAhmaError(
+    await refusal(
       resolveWorkingDirectory('does/not/exist', scope),
       'WORKING_DIRECTORY_INVALID',
       'does/not/exist',
       'does not exist',
     );
-    await expectAhmaError(
+    await refusal(
       resolveWorkingDirectory('dangling-in', scope),
       'WORKING_DIRECTORY_INVALID',
       'does not exist',
@@ -413,7 +374,7 @@ describe('resolveWorkingDirectory', () => {
   });
 
   it('R10.3: a file is WORKING_DIRECTORY_INVALID', async () => {
-    await expectAhmaError(
+    await refusal(
       resolveWorkingDirectory('file.txt', scope),
       'WORKING_DIRECTORY_INVALID',
       'file.txt',

@@ -106,22 +106,7 @@ export function openRegistry(
   return Registry.open({ file, ...rules(scope, overrides) });
 }
 
-/** The AhmaError a promise rejects with, checked for its code (the test fails otherwise). */
-export async function refusal(
-  promise: Promise<unknown>,
-  code: AhmaErrorCode,
-  ...fragments: string[]
-): Promise<AhmaError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AhmaError);
-  const ahma = error as AhmaError;
-  expect(ahma.code, ahma.message).toBe(code);
-  for (const fragment of fragments) expect(ahma.message).toContain(fragment);
-  return ahma;
-}
+export { refusal } from '../support/refusal.js';
 
 /** The AhmaError a function throws synchronously, checked for its code. */
 export function thrown(work: () => unknown, code: AhmaErrorCode): AhmaError {

@@ -4,9 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { expect } from 'vitest';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine.js';
-import { AhmaError } from '../../src/errors.js';
 import type { Command, ExecutionResult } from '../../src/process/execution-types.js';
 import type { ExecutionRequest } from '../../src/process/executor.js';
 import { procStat } from '../../src/process/proc-stat.js';
@@ -144,12 +142,4 @@ export async function eventually(condition: () => boolean, timeoutMs = 3000): Pr
   return true;
 }
 
-/** The AhmaError a promise rejects with (the test fails if it resolves or rejects otherwise). */
-export async function refusal(promise: Promise<unknown>): Promise<AhmaError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AhmaError);
-  return error as AhmaError;
-}
+export { refusal } from './refusal.js';
