@@ -154,6 +154,7 @@ let firstAdd;
   const file = join(scope, '.ahma', 'registry.json');
   const registry = await Registry.open({
     file,
+    writable: [scope],
     lookup: { scope, path: process.env.PATH },
     nameTaken: () => undefined,
   });

@@ -118,6 +118,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     ? await Registry.open({
         file: resolve(settings.cwd, options.registryFile ?? join(scope, '.ahma', 'registry.json')),
         lookup: { scope, path: env['PATH'] },
+        writable: engine.sandbox.writable,
         nameTaken: (name) => toolSet.ownerOf(name),
       })
     : undefined;

@@ -33,8 +33,9 @@ export interface RegisteredCommand {
 }
 
 /** FR4.1: command names; a tool name, so ASCII letters, digits and `_` only. */
-// Never "__proto__": assigned as a key it would set an object's prototype instead.
-export const COMMAND_NAME_PATTERN = /^(?!__proto__$)[A-Za-z0-9_]{1,128}$/;
+// Never "__proto__" (assigned as a key it would set an object's prototype instead), nor digits only
+// (a JavaScript object lists such keys first, so the file would lose the registration order).
+export const COMMAND_NAME_PATTERN = /^(?!__proto__$)(?!\d+$)[A-Za-z0-9_]{1,128}$/;
 /** Argument names: a letter or `_` first, so a JSON object keeps them in declared order. */
 const ARGUMENT_NAME_PATTERN = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const FLAG_PATTERN = /^-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -67,7 +68,7 @@ export function parseCommand(raw: unknown): RegisteredCommand {
   }
   if (typeof name !== 'string' || !COMMAND_NAME_PATTERN.test(name)) {
     problems.push(
-      `name ${JSON.stringify(name)} is not a command name: 1–128 ASCII letters, digits or "_"`,
+      `name ${JSON.stringify(typeof name === 'string' && name.length > 140 ? `${name.slice(0, 128)}…` : name)} is not a command name: 1–128 ASCII letters, digits or "_", not digits only`,
     );
   }
   const exec = raw['exec'];

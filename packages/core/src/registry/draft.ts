@@ -3,7 +3,7 @@
 // it in only when the whole change succeeded, so a failed check leaves the registry as it was.
 import { closestMatch } from '../definition/suggest.js';
 import { AhmaError } from '../errors.js';
-import { isObject, parseCommand, type RegisteredCommand } from './command.js';
+import { COMMAND_NAME_PATTERN, isObject, parseCommand, type RegisteredCommand } from './command.js';
 import { resolveExecutable, type ExecLookup } from './exec.js';
 import type { RegistryEntry } from './registry-file.js';
 
@@ -68,6 +68,12 @@ export class RegistryDraft {
   async update(params: unknown): Promise<RegisteredCommand> {
     if (!isObject(params)) throw new AhmaError('COMMAND_INVALID', 'update_command takes an object');
     const entry = this.#existing(params['name']);
+    if (params['description'] === null) {
+      throw new AhmaError(
+        'COMMAND_INVALID',
+        'description cannot be unset: every registered command says what it does (give a new one)',
+      );
+    }
     const base = entry.kind === 'command' ? entry.command : isObject(entry.raw) ? entry.raw : {};
     const merged = Object.fromEntries(
       Object.entries({ ...base, ...params, name: nameOf(entry) }).filter(([, v]) => v !== null),
@@ -102,7 +108,10 @@ export class RegistryDraft {
     }
     const entry = this.#entries.get(name);
     if (entry !== undefined) return entry;
-    const close = closestMatch(name, this.#entries.keys());
+    // Checked first: the edit distance of a huge name to every command would stall the server.
+    const close = COMMAND_NAME_PATTERN.test(name)
+      ? closestMatch(name, this.#entries.keys())
+      : undefined;
     throw new AhmaError(
       'COMMAND_UNKNOWN',
       `no registered command "${name}"${close === undefined ? '' : `; did you mean "${close}"?`} (list_commands lists them)`,

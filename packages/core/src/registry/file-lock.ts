@@ -1,7 +1,8 @@
 // Mutual exclusion between processes sharing a registry file (two servers on one project): a lock
 // file created exclusively beside it, holding the owner's pid. A lock whose owner is gone (it was
 // killed mid-change) is taken over, so a crash never wedges the registry.
-import { open, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AhmaError } from '../errors.js';
@@ -22,15 +23,17 @@ export async function withFileLock<T>(
 ): Promise<T> {
   const lock = dir.entry(`${name}.lock`);
   const deadline = Date.now() + timeoutMs;
+  let mine: LockIdentity | undefined;
   for (;;) {
     try {
-      if (await tryLock(lock)) break;
+      mine = await tryLock(lock);
+      if (mine !== undefined) break;
       const holder = await lockHolder(lock);
       if (holder === 'released') continue;
       if (holder === 'stale') {
-        // Only after a crash. Two servers taking over one stale lock at the same instant could
-        // both get it; a crash plus that race is rare enough to leave.
-        await rm(lock, { force: true });
+        // Only after a crash, or something a command put there. Two servers taking over one stale
+        // lock at the same instant could both get it; a crash plus that race is rare enough to leave.
+        await takeOver(lock);
         continue;
       }
       if (Date.now() > deadline) {
@@ -52,26 +55,50 @@ export async function withFileLock<T>(
   try {
     return await work();
   } finally {
-    await rm(lock, { force: true });
+    await release(lock, mine);
   }
 }
 
-/** Creates the lock holding this process's pid; false when it exists already. */
-async function tryLock(lock: string): Promise<boolean> {
+/** Removes a stale lock; a directory at its name (rm would refuse it) is moved aside. */
+async function takeOver(lock: string): Promise<void> {
+  const info = await lstat(lock).catch(() => undefined);
+  if (info === undefined) return;
+  if (!info.isDirectory()) {
+    await rm(lock, { force: true });
+    return;
+  }
+  await rename(lock, `${lock}.stale-${randomBytes(4).toString('hex')}`).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
+}
+
+/** The lock file this process created: its content, this process's pid and a random token. */
+type LockIdentity = string;
+
+/** Removes the lock if it is still the one this process created; never fails the change. */
+async function release(lock: string, mine: LockIdentity | undefined): Promise<void> {
+  if (mine === undefined) return;
+  const now = await readRegularFile(lock, 64).catch(() => undefined);
+  if (now === mine) await rm(lock, { force: true }).catch(() => undefined);
+}
+
+/** Creates the lock holding this process's pid: its content, or undefined when it exists. */
+async function tryLock(lock: string): Promise<LockIdentity | undefined> {
   let file;
   try {
     // wx: O_CREAT|O_EXCL, so a symlink planted at the name is never followed.
     file = await open(lock, 'wx', 0o644);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
+  const content = `${String(process.pid)} ${randomBytes(8).toString('hex')}`;
   try {
-    await file.writeFile(String(process.pid));
+    await file.writeFile(content);
   } finally {
     await file.close();
   }
-  return true;
+  return content;
 }
 
 /** The pid holding the lock; 'stale' when its owner is gone (killed, or lost before writing). */
@@ -83,7 +110,7 @@ async function lockHolder(lock: string): Promise<number | 'released' | 'stale'> 
     // Gone meanwhile, or not a lock this code wrote (taken over like a dead owner's).
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'released' : 'stale';
   }
-  const pid = Number(text);
+  const pid = Number(text.split(' ')[0]);
   if (text !== '' && Number.isInteger(pid) && pid > 0) return isAlive(pid) ? pid : 'stale';
   const info = await stat(lock).catch(() => undefined);
   if (info === undefined) return 'released';

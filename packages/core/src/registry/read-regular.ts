@@ -1,5 +1,5 @@
 // Reading a file a command may have replaced: never a FIFO or a device (reading one would hang the
-// server or read forever), never more than `maxBytes`.
+// server or read forever), never more than `maxBytes` whatever its size claims (/proc files say 0).
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
@@ -10,12 +10,18 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<s
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
-    const info = await file.stat();
-    if (!info.isFile()) throw new NotRegularFileError('not a regular file');
-    if (info.size > maxBytes) {
-      throw new NotRegularFileError(`larger than ${String(maxBytes)} bytes`);
+    if (!(await file.stat()).isFile()) throw new NotRegularFileError('not a regular file');
+    const buffer = Buffer.alloc(Math.min(maxBytes + 1, 64 * 1024));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw new NotRegularFileError(`larger than ${String(maxBytes)} bytes`);
+      chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
     }
-    return await file.readFile('utf8');
+    return Buffer.concat(chunks).toString('utf8');
   } finally {
     await file.close();
   }

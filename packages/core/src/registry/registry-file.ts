@@ -1,7 +1,7 @@
 // The registry file: instant-mcp's state-file format, `{"version": "1.0", "commands": {name:
 // command}}`, so an instant-mcp state.json loads unmodified and instant-mcp could read ours (it
 // ignores the fields it does not know: an argument's flag and format). Commands keep their order.
-import { rename } from 'node:fs/promises';
+import { lstat, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isObject, parseCommand, type RegisteredCommand } from './command.js';
 import type { PinnedDirectory } from './pinned-directory.js';
@@ -54,15 +54,29 @@ export async function readRegistryFile(
       if (compare && options.known === undefined) return { kind: 'unchanged' };
       return { kind: 'loaded', entries: new Map(), text: undefined };
     }
-    if (!(error instanceof NotRegularFileError)) throw error;
-    parsed = error.message;
+    // Not readable as a file at all (a FIFO, a symlink loop, no permission): no registry either.
+    parsed =
+      error instanceof NotRegularFileError
+        ? error.message
+        : `unreadable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
   }
   if (typeof parsed === 'string') {
-    const backup = `${name}.corrupt-${(options.now ?? new Date()).toISOString().replaceAll(':', '-')}`;
+    const backup = await freeName(
+      dir,
+      `${name}.corrupt-${(options.now ?? new Date()).toISOString().replaceAll(':', '-')}`,
+    );
     await rename(dir.entry(name), dir.entry(backup));
     return { kind: 'corrupt', problem: parsed, backup: join(dir.path, backup) };
   }
   return { kind: 'loaded', entries: parsed, text };
+}
+
+/** `name`, or `name-2`, `name-3`, … : the first that nothing in `dir` has (an earlier backup). */
+async function freeName(dir: PinnedDirectory, name: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${name}-${String(n)}`;
+    if ((await lstat(dir.entry(candidate)).catch(() => undefined)) === undefined) return candidate;
+  }
 }
 
 /** The entries of a registry file's text, or why it is not one. */

@@ -4,7 +4,6 @@
 // is on disk (atomically, FR5/NFR2) before anyone sees it; one that fails leaves the registry as it
 // was. The file's directory is pinned for every access (pinned-directory.ts): commands can write
 // the scope it usually lies in, and must not be able to redirect the server's writes.
-import { realpath } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { isInside, realpathLenient } from '../argv/paths.js';
 import { AhmaError } from '../errors.js';
@@ -15,9 +14,14 @@ import { DirectoryMovedError, PinnedDirectory } from './pinned-directory.js';
 import { readRegistryFile, renderRegistryFile, type RegistryEntry } from './registry-file.js';
 import { removeStaleTemporaries, writeFileAtomic } from './write-atomic.js';
 
+/** How long a starting server waits for the lock before reading the file without it. */
+const OPEN_LOCK_TIMEOUT_MS = 2000;
+
 export interface RegistryOptions extends DraftRules {
   /** The registry file (default `<scope>/.ahma/registry.json`). */
   readonly file: string;
+  /** Where sandboxed commands can write (the sandbox's writable paths, the scope among them). */
+  readonly writable: readonly string[];
 }
 
 /** What the registry had to do to its file on load; reported in the log, list_commands and help. */
@@ -52,11 +56,14 @@ export class Registry {
   static async open(options: RegistryOptions): Promise<Registry> {
     const file = resolve(options.file);
     const dir = await realpathLenient(dirname(file));
-    const scope = await realpath(options.lookup.scope);
-    if (isInside(dirname(file), options.lookup.scope) && !isInside(dir, scope)) {
+    // Named where commands can write (the scope, the temp directory), it must resolve there too:
+    // a symlink a command planted before the server started would send its writes elsewhere.
+    const writable = await Promise.all(options.writable.map((path) => realpathLenient(path)));
+    const exposed = [...options.writable, ...writable].some((w) => isInside(dirname(file), w));
+    if (exposed && !writable.some((w) => isInside(dir, w))) {
       throw new AhmaError(
         'REGISTRY_UNSAFE',
-        `the registry file ${file} lies in the sandbox scope but its directory resolves to ${dir}, outside it (a symbolic link); remove the link or choose another --registry-file`,
+        `the registry file ${file} lies where sandboxed commands can write, but its directory resolves to ${dir}, where they cannot (a symbolic link); remove the link or choose another --registry-file`,
       );
     }
     const registry = new Registry({ ...options, file }, dir);
@@ -65,13 +72,15 @@ export class Registry {
     try {
       await removeStaleTemporaries(pinned, registry.#name);
       // Under the lock, like a change: another process may be writing the file, or moving a
-      // corrupt one aside, right now. A directory this process cannot write is read as it is.
-      await withFileLock(pinned, registry.#name, () => registry.#reload(pinned)).catch(
-        (error: unknown) => {
-          if (!cannotWrite(error)) throw error;
-          return registry.#reload(pinned);
-        },
-      );
+      // corrupt one aside, right now.
+      // A lock that cannot be had (a directory this process may not write, a lock a command
+      // planted with a live pid in it) must not keep the server from starting: read as it is.
+      await withFileLock(
+        pinned,
+        registry.#name,
+        () => registry.#reload(pinned),
+        OPEN_LOCK_TIMEOUT_MS,
+      ).catch(() => registry.#reload(pinned));
     } finally {
       await pinned.close();
     }
@@ -116,18 +125,19 @@ export class Registry {
       if (pinned === undefined) throw new Error('unreachable: a created directory exists');
       try {
         return await withFileLock(pinned, this.#name, async () => {
-          const reloaded = await this.#reload(pinned, true);
+          let changed = await this.#reload(pinned, true);
           try {
             const draft = new RegistryDraft(this.#entries, this.#options);
             const result = await work(draft);
             if (draft.changed) {
               await this.#write(pinned, draft.entries);
               this.#entries = draft.entries;
-              this.#emit();
+              changed = true;
             }
             return result;
           } finally {
-            if (reloaded) this.#emit();
+            // Once, for another writer's changes and this one's together.
+            if (changed) this.#emit();
           }
         });
       } finally {
@@ -199,10 +209,4 @@ export class Registry {
   #emit(): void {
     for (const listener of this.#listeners) listener();
   }
-}
-
-/** A lock refused because this process may not write the directory (a read-only registry). */
-function cannotWrite(error: unknown): boolean {
-  const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
 }

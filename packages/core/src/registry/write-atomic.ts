@@ -3,7 +3,7 @@
 // renamed over the file, and the directory is flushed so the rename itself survives a power loss.
 // All of it happens in a pinned directory (pinned-directory.ts).
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
 import type { PinnedDirectory } from './pinned-directory.js';
 
 const TEMP_MARK = '.tmp-';
@@ -33,7 +33,10 @@ export async function writeFileAtomic(
   await dir.sync();
 }
 
-/** Removes the temporary files of writes that died before their rename (their process is gone). */
+/**
+ * Removes the temporary files of writes that died before their rename (their process is gone).
+ * Only regular files: anything else of that name is a command's doing, and left where it is.
+ */
 export async function removeStaleTemporaries(dir: PinnedDirectory, name: string): Promise<void> {
   const prefix = name + TEMP_MARK;
   const names = await readdir(dir.entry('.')).catch(() => [] as string[]);
@@ -41,7 +44,8 @@ export async function removeStaleTemporaries(dir: PinnedDirectory, name: string)
     if (!entry.startsWith(prefix)) continue;
     const pid = Number(entry.slice(prefix.length).split('-')[0]);
     if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
-    await rm(dir.entry(entry), { force: true });
+    const info = await lstat(dir.entry(entry)).catch(() => undefined);
+    if (info?.isFile() === true) await rm(dir.entry(entry), { force: true }).catch(() => undefined);
   }
 }
 

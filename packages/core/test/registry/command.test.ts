@@ -162,7 +162,7 @@ describe('parseCommand: what is refused, and how it is said', () => {
     ];
     for (const [name, shown] of cases) {
       expect(problem({ name, exec: 'wc' })).toBe(
-        `name ${shown} is not a command name: 1–128 ASCII letters, digits or "_"`,
+        `name ${shown} is not a command name: 1–128 ASCII letters, digits or "_", not digits only`,
       );
     }
   });
@@ -170,7 +170,7 @@ describe('parseCommand: what is refused, and how it is said', () => {
   it('FR4.1: "__proto__" is never a command name (as a key it would set a prototype)', () => {
     expect(COMMAND_NAME_PATTERN.test('__proto__')).toBe(false);
     expect(problem(JSON.parse('{"name": "__proto__", "exec": "wc"}'))).toBe(
-      'name "__proto__" is not a command name: 1–128 ASCII letters, digits or "_"',
+      'name "__proto__" is not a command name: 1–128 ASCII letters, digits or "_", not digits only',
     );
     // Names that merely contain it are fine.
     expect(parseCommand({ name: '__proto__x', exec: 'wc' }).name).toBe('__proto__x');
@@ -359,7 +359,7 @@ describe('parseCommand: what is refused, and how it is said', () => {
     });
     expect(found).toEqual([
       'unknown field "extra" (fields: name, exec, args, description, async, timeout)',
-      'name "bad name" is not a command name: 1–128 ASCII letters, digits or "_"',
+      'name "bad name" is not a command name: 1–128 ASCII letters, digits or "_", not digits only',
       'exec is required: the executable to run (absolute, ./relative or on PATH)',
       'description is a string',
       'async is true or false',

@@ -417,7 +417,7 @@ describe('exportConfig', () => {
 
   it('FR4.8: names and values YAML would read as other types come back as the same strings', async () => {
     const scope = await newScope();
-    const odd = ['true', 'null', '123', '1e3', '0x1F', 'yes', 'No', '_'].map((name) =>
+    const odd = ['true', 'null', '1e3', '0x1F', 'yes', 'No', '_', '0_1'].map((name) =>
       parseCommand({ name, exec: 'wc', description: name, timeout: '30s' }),
     );
     await exportConfig(odd, { path: undefined, scope, registryFile: registryFile(scope) });

@@ -132,6 +132,15 @@ describe('RegistryDraft.update', () => {
     expect(draft.changed).toBe(true);
   });
 
+  it('FR4.3: the description cannot be unset (add_command requires one)', async () => {
+    const { draft } = draftOf({ greet });
+    await refusal(
+      draft.update({ name: 'greet', description: null }),
+      'COMMAND_INVALID',
+      'description cannot be unset',
+    );
+  });
+
   it('FR4.3: args are replaced as a whole, not merged', async () => {
     const { draft } = draftOf({ greet });
     const updated = await draft.update({
@@ -269,6 +278,24 @@ describe('RegistryDraft.remove', () => {
       'name is required',
     );
     expect(draft.changed).toBe(false);
+  });
+});
+
+describe('RegistryDraft: names that are no command names', () => {
+  it('FR4.2: a huge name is refused without measuring its distance to every command', async () => {
+    const commands = Object.fromEntries(
+      Array.from({ length: 200 }, (_, i) => [
+        `cmd_${String(i)}`,
+        { ...greet, name: `cmd_${String(i)}` },
+      ]),
+    );
+    const { draft } = draftOf(commands);
+    const error = await refusal(
+      Promise.resolve().then(() => draft.remove({ name: 'x'.repeat(1_000_000) })),
+      'COMMAND_UNKNOWN',
+    );
+    // No "did you mean": the edit distance to every command (seconds for such a name) is skipped.
+    expect(error.message).not.toContain('did you mean');
   });
 });
 

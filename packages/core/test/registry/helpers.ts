@@ -103,7 +103,7 @@ export function openRegistry(
   file = registryFile(scope),
   overrides: Partial<DraftRules> = {},
 ): Promise<Registry> {
-  return Registry.open({ file, ...rules(scope, overrides) });
+  return Registry.open({ file, writable: [scope], ...rules(scope, overrides) });
 }
 
 export { refusal } from '../support/refusal.js';
@@ -168,7 +168,7 @@ export function startChild(body: string): Child {
   return startNode(
     [
       `import { Registry } from ${JSON.stringify(pathToFileURL(DIST_INDEX).href)};`,
-      'const open = (file, scope) => Registry.open({ file, lookup: { scope, path: process.env.PATH }, nameTaken: () => undefined });',
+      'const open = (file, scope) => Registry.open({ file, writable: [scope], lookup: { scope, path: process.env.PATH }, nameTaken: () => undefined });',
       body,
     ].join('\n'),
   );

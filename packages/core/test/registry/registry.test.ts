@@ -12,6 +12,7 @@ import {
   rename,
   rm,
   stat,
+  symlink,
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,6 +37,7 @@ import {
 const cases = caseDirs('registry');
 
 const newScope = cases.scope;
+const dir = cases.dir;
 
 const command = toolCommand;
 
@@ -212,6 +214,41 @@ describe('Registry.open', () => {
       mismatched,
       later: command('later'),
     });
+  });
+
+  it('EC4: what a command can put at the file, the lock or a temporary name never keeps a registry from opening', async () => {
+    const scope = await newScope();
+    const file = registryFile(scope);
+    await mkdir(join(scope, '.ahma'));
+    // A symlink loop at the file, a directory at a temporary's name, a live pid in the lock.
+    await symlink('registry.json', file);
+    await mkdir(`${file}.tmp-${String(deadPid())}-00000000`);
+    await writeFile(`${file}.lock`, '1');
+    const registry = await openRegistry(scope);
+    expect(registry.commands).toEqual([]);
+    expect(registry.notices).toMatchObject([{ problem: 'unreadable: ELOOP' }]);
+    await rm(`${file}.lock`);
+    await add(registry, 'after');
+    expect(Object.keys(await onDisk(file))).toEqual(['after']);
+  });
+
+  it('EC4: a file that says it is empty but reads forever (/proc) is read no further than the limit', async () => {
+    const scope = await newScope();
+    await mkdir(join(scope, '.ahma'));
+    await symlink('/proc/self/pagemap', registryFile(scope));
+    const registry = await openRegistry(scope);
+    expect(registry.notices).toMatchObject([{ problem: expect.stringMatching(/^larger than/) }]);
+  });
+
+  it('R7.6: a registry file named where commands can write, whose directory a symlink sends elsewhere, is REGISTRY_UNSAFE', async () => {
+    const scope = await newScope();
+    const elsewhere = await dir();
+    await symlink(elsewhere, join(scope, 'link'));
+    await refusal(
+      openRegistry(scope, join(scope, 'link', 'registry.json')),
+      'REGISTRY_UNSAFE',
+      `resolves to ${elsewhere}`,
+    );
   });
 
   it('FR5: a registry file whose directory is a file is REGISTRY_WRITE_FAILED at open', async () => {
@@ -466,10 +503,10 @@ describe('Registry.change: concurrency', () => {
     // Not seen until the next change (the registry does not watch its file)...
     expect(registry.get('from_child')).toBeUndefined();
     await add(registry, 'from_parent');
-    // ...which builds on it, and tells listeners of both.
+    // ...which builds on it, and tells listeners once of both.
     expect(names(registry)).toEqual(['first', 'from_child', 'from_parent']);
     expect(Object.keys(await onDisk(file))).toEqual(['first', 'from_child', 'from_parent']);
-    expect(heard).toBe(2);
+    expect(heard).toBe(1);
   });
 
   it('EC1: a command another process removed between two changes stays removed', async () => {

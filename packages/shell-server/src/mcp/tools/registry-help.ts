@@ -19,8 +19,8 @@ The new tool is listed at once (the client gets notifications/tools/list_changed
 
 ## Fields of a command
 
-- name: the tool name, ASCII letters, digits and _ (unique: not a built-in tool, a tool from a tool
-  file, or another registered command; use update_command to change one).
+- name: the tool name, ASCII letters, digits and _, not digits only (unique: not a built-in tool,
+  a tool from a tool file, or another registered command; use update_command to change one).
 - exec: the executable. Absolute (/usr/bin/wc), relative to the sandbox scope (./scripts/x.sh), or
   a bare name looked up on PATH (wc). It must exist and be executable when registered; if it goes
   away later, calls fail with EXEC_NOT_FOUND saying so.

@@ -38,7 +38,7 @@ export interface RegistryToolsContext {
   readonly logger: Logger;
 }
 
-const NAME = { type: 'string', description: 'The registered command' } as const;
+const NAME = { type: 'string', maxLength: 1024, description: 'The registered command' } as const;
 const ARGS = {
   type: 'object',
   description:
@@ -87,7 +87,12 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
       inputSchema: {
         type: 'object',
         properties: {
-          name: { type: 'string', description: 'The tool name: letters, digits, _' },
+          name: {
+            type: 'string',
+            maxLength: 128,
+            pattern: '^[A-Za-z0-9_]+$',
+            description: 'The tool name: letters, digits, _',
+          },
           ...COMMAND_FIELDS,
         },
         required: ['name', 'exec', 'description'],

@@ -143,8 +143,13 @@ describe('the management tools', () => {
     const scope = await registryScope();
     const { server, listChanged } = await registryServer(scope);
     expect(
-      expectRefused(await server.call('add_command', echoCommand('bad-name')), 'COMMAND_INVALID'),
-    ).toContain('not a command name');
+      expectRefused(await server.call('add_command', echoCommand('bad-name')), 'ARGUMENTS_INVALID'),
+    ).toContain('argument "name"');
+    // The schema says so first; core says so too, for every other way in (batch_exec, import).
+    const batch = await server.call('batch_exec', {
+      commands: [{ operation: 'add_command', params: echoCommand('123') }],
+    });
+    expect(textOf(batch)).toContain('not a command name');
     expect(
       expectRefused(
         await server.call('add_command', echoCommand('slowish', { timeout: '10 minutes' })),
