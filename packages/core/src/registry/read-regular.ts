@@ -10,8 +10,10 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<s
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
-    if (!(await file.stat()).isFile()) throw new NotRegularFileError('not a regular file');
-    const buffer = Buffer.alloc(Math.min(maxBytes + 1, 64 * 1024));
+    const info = await file.stat();
+    if (!info.isFile()) throw new NotRegularFileError('not a regular file');
+    // Sized by what the file claims (one read for an honest file), never past the limit.
+    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(info.size + 1, 64 * 1024)));
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
