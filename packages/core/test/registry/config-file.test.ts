@@ -11,6 +11,7 @@ import { commandEntries } from '../../src/registry/registry-file.js';
 import {
   caseDirs,
   INSTANT_MCP,
+  INSTANT_MCP_STATE,
   openRegistry,
   refusal,
   registryFile,
@@ -59,24 +60,7 @@ describe("importConfig: instant-mcp's files", () => {
       errors: [],
     });
     expect(commandsOf(draft)).toEqual({
-      count_lines: {
-        name: 'count_lines',
-        exec: 'wc',
-        args: {
-          file: { type: 'string', description: 'File to count', required: true },
-          mode: { type: 'string', description: 'wc flag such as -l' },
-        },
-        description: 'Count lines, words and bytes',
-        timeout: '30s',
-      },
-      greet: {
-        name: 'greet',
-        exec: './scripts/greet.sh',
-        args: { name: { type: 'string', description: 'Name to greet', required: true } },
-        description: 'Greet someone',
-        async: true,
-        timeout: '120s',
-      },
+      ...INSTANT_MCP_STATE,
       // `args: {}`, `description: ""` and `async: false` are how instant-mcp writes "unset".
       lint: { name: 'lint', exec: './scripts/greet.sh', timeout: '120s' },
     });

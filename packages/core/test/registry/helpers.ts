@@ -31,6 +31,27 @@ import {
 } from '../../src/registry/write-atomic.js';
 
 export const INSTANT_MCP = fileURLToPath(new URL('../fixtures/instant-mcp/', import.meta.url));
+/** The two commands of instant-mcp's state.json fixture, as the registry reads them. */
+export const INSTANT_MCP_STATE = {
+  count_lines: {
+    name: 'count_lines',
+    exec: 'wc',
+    args: {
+      file: { type: 'string', description: 'File to count', required: true },
+      mode: { type: 'string', description: 'wc flag such as -l' },
+    },
+    description: 'Count lines, words and bytes',
+    timeout: '30s',
+  },
+  greet: {
+    name: 'greet',
+    exec: './scripts/greet.sh',
+    args: { name: { type: 'string', description: 'Name to greet', required: true } },
+    description: 'Greet someone',
+    async: true,
+    timeout: '120s',
+  },
+} as const;
 /** The built package: what child processes import (run `pnpm build` after changing src/). */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 export const DIST_INDEX = fileURLToPath(new URL('../../dist/index.js', import.meta.url));

@@ -11,7 +11,7 @@ import {
   REGISTRY_FILE_VERSION,
   type RegistryEntry,
 } from '../../src/registry/registry-file.js';
-import { atPath, caseDirs, INSTANT_MCP, namesStartingWith } from './helpers.js';
+import { atPath, caseDirs, INSTANT_MCP, INSTANT_MCP_STATE, namesStartingWith } from './helpers.js';
 
 const cases = caseDirs('registry-file');
 
@@ -39,27 +39,11 @@ describe('readRegistryFile', () => {
     expect([...read.entries.keys()]).toEqual(['count_lines', 'greet']);
     expect(read.entries.get('count_lines')).toEqual({
       kind: 'command',
-      command: {
-        name: 'count_lines',
-        exec: 'wc',
-        args: {
-          file: { type: 'string', description: 'File to count', required: true },
-          mode: { type: 'string', description: 'wc flag such as -l' },
-        },
-        description: 'Count lines, words and bytes',
-        timeout: '30s',
-      },
+      command: INSTANT_MCP_STATE.count_lines,
     });
     expect(read.entries.get('greet')).toEqual({
       kind: 'command',
-      command: {
-        name: 'greet',
-        exec: './scripts/greet.sh',
-        args: { name: { type: 'string', description: 'Name to greet', required: true } },
-        description: 'Greet someone',
-        async: true,
-        timeout: '120s',
-      },
+      command: INSTANT_MCP_STATE.greet,
     });
     // Reading never rewrites it.
     expect(await readFile(path, 'utf8')).toBe(
