@@ -18,6 +18,11 @@ export interface CallContext {
   readonly started?: ((operationId: string) => void) | undefined;
   /** The call is answered while its operation runs: push the completion later. */
   readonly pushLater?: ((operationId: string) => void) | undefined;
+  /**
+   * The call is a task (SPEC §12): it answers at once with the running operation, whatever the
+   * tool's mode, and its result is fetched through the task, never pushed.
+   */
+  readonly detached?: boolean;
 }
 
 export interface RunnerSettings {
@@ -60,7 +65,7 @@ export async function runOperation(
   const { operations } = settings;
   const operation = operations.start(name, task);
   call.started?.(operation.id);
-  const waitMs = blocking ? undefined : settings.inlineWaitMs;
+  const waitMs = call.detached === true ? 0 : blocking ? undefined : settings.inlineWaitMs;
   if (waitMs !== 0) {
     const onAbort = () => operations.cancel(operation.id, 'the client cancelled the request');
     call.signal.addEventListener('abort', onAbort, { once: true });
@@ -82,6 +87,6 @@ export async function runOperation(
   if (now !== undefined && now.status !== 'running') return now;
   // A request the client cancelled gets no answer, so nothing may later name its operation (the
   // command may still be dying within its kill grace).
-  if (!call.signal.aborted) call.pushLater?.(operation.id);
+  if (!call.signal.aborted && call.detached !== true) call.pushLater?.(operation.id);
   return now ?? operation;
 }

@@ -7,14 +7,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetTaskPayloadRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  RELATED_TASK_META_KEY,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ProgressReporter } from '../calls/heartbeat.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
-import { toCallToolResult } from './tools/tool.js';
+import { OperationTaskStore, resultOf } from './tasks.js';
+import { isRefusal, toCallToolResult } from './tools/tool.js';
 
 export interface McpConnection {
   readonly server: Server;
@@ -32,13 +35,20 @@ export interface McpConnection {
 const CANCEL_WAIT_MS = 10_000;
 
 export function createMcpServer(runtime: Runtime): McpConnection {
-  const { logger } = runtime;
+  const { logger, engine } = runtime;
+  // SPEC §12: 2025-11-25 tasks, each a view of one of this connection's operations.
+  const tasks = new OperationTaskStore(engine.operations);
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
-      // logging: completions of answered calls and livelog alerts are notifications/message.
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        // Completions of answered calls and livelog alerts are notifications/message.
+        logging: {},
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
       instructions: runtime.instructions,
+      taskStore: tasks,
     },
   );
   /** Operations this connection started and that still run: their alerts and pushes come here. */
@@ -69,19 +79,61 @@ export function createMcpServer(runtime: Runtime): McpConnection {
                 params: { progressToken, progress: value, message },
               })
               .catch((error: unknown) => logger.warn({ err: error }, 'could not send progress'));
+    const taskRequest = request.params.task;
+    if (taskRequest !== undefined && entry.tool.execution?.taskSupport !== 'optional') {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `tool "${entry.tool.name}" answers at once and is never a task; call it without "task"`,
+      );
+    }
     const outcome = await entry.call(request.params.arguments ?? {}, {
       signal: extra.signal,
       progress,
       started: (id) => owned.add(id),
       pushLater: (id) => answeredStarted.add(id),
+      detached: taskRequest !== undefined,
     });
-    return toCallToolResult(outcome);
+    if (taskRequest === undefined) return toCallToolResult(outcome);
+    // A task is made of an operation; a call refused before one started has none to make it of.
+    if (outcome.kind !== 'operation') {
+      const message = isRefusal(outcome)
+        ? `${outcome.code === undefined ? '' : `[${outcome.code}] `}${outcome.message}`
+        : 'the tool answered without running an operation';
+      throw new McpError(ErrorCode.InvalidParams, message);
+    }
+    const task = await extra.taskStore?.createTask({
+      ...(taskRequest.ttl === undefined ? {} : { ttl: taskRequest.ttl }),
+      context: { operationId: outcome.snapshot.id },
+    });
+    if (task === undefined) throw new McpError(ErrorCode.InternalError, 'no task store');
+    return { task };
   });
 
-  const { engine } = runtime;
+  // tasks/result blocks until the operation ends (the SDK's own polls every pollInterval).
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
+    const { taskId } = request.params;
+    if (!tasks.has(taskId)) throw new McpError(ErrorCode.InvalidParams, `no task ${taskId}`);
+    const [operation] = await engine.operations.await([taskId], undefined, extra.signal);
+    if (operation === undefined || operation.status === 'running') {
+      throw new McpError(ErrorCode.RequestTimeout, `${taskId} is still running`);
+    }
+    const result = resultOf(operation);
+    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  });
+
   const subscriptions = [
     pushCompletions(server, engine, answeredStarted, logger),
     engine.operations.onComplete((snapshot) => owned.delete(snapshot.id)),
+    // notifications/tasks/status when a task's operation ends (its start is the call's answer).
+    engine.operations.onComplete((snapshot) => {
+      const task = tasks.taskOf(snapshot);
+      if (task === undefined || server.transport === undefined) return;
+      server
+        .notification({ method: 'notifications/tasks/status', params: task })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, task: task.taskId }, 'could not send a task status'),
+        );
+    }),
     // SPEC §3: a livelog tool's alert is pushed at once as a warning naming its operation.
     engine.operations.onAlert((alert) => {
       if (!owned.has(alert.operationId)) return;
@@ -115,6 +167,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   ];
   const release = () => {
     for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
+    tasks.clear();
   };
   // The client going away closes the transport, and with it the server: release then too. Its
   // operations run on: a stdio client that leaves is followed by the runtime's close, and an HTTP

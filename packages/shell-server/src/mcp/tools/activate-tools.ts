@@ -12,7 +12,7 @@ import {
   type UnknownBundle,
 } from '../../bundles.js';
 import { outputSchemaWithError, toolError } from '../results.js';
-import { invalidArguments, refused, type ToolEntry } from './tool.js';
+import { NEVER_A_TASK, invalidArguments, refused, type ToolEntry } from './tool.js';
 
 const BUNDLE_SCHEMA = {
   type: 'object',
@@ -84,6 +84,7 @@ const TOOL: Tool = {
     additionalProperties: false,
   },
   outputSchema: outputSchemaWithError(OUTPUT_SCHEMA),
+  execution: NEVER_A_TASK,
 };
 
 /** The activate_tools built-in over the server's bundles. */

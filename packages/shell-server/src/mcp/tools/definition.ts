@@ -7,6 +7,7 @@ import { runCommand } from '../../calls/run-command.js';
 import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
 import { runSequenceTool } from './sequence.js';
 import {
+  RUNS_AS_TASK,
   invalidArguments,
   isRefusal,
   refusing,
@@ -21,6 +22,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
     description: loaded.description,
     inputSchema: loaded.inputSchema as Tool['inputSchema'],
     outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
+    execution: RUNS_AS_TASK,
   };
   return {
     tool,

@@ -6,7 +6,14 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { audit } from '../../calls/audit.js';
 import { runOperation } from '../../calls/operation-runner.js';
 import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
-import { invalidArguments, isRefusal, refusing, type ToolContext, type ToolEntry } from './tool.js';
+import {
+  RUNS_AS_TASK,
+  invalidArguments,
+  isRefusal,
+  refusing,
+  type ToolContext,
+  type ToolEntry,
+} from './tool.js';
 
 const HOW_ALERTS_ARRIVE =
   'While the monitor runs, each issue the model finds arrives as a notifications/message warning (logger "ahma") naming this operation, with the summary and the output it is about. It runs until the source ends, its timeout passes or you `cancel` it; the final result counts the chunks checked and the alerts raised.';
@@ -19,6 +26,7 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
     description: `${loaded.description}\n\n${HOW_ALERTS_ARRIVE}`,
     inputSchema: loaded.inputSchema as Tool['inputSchema'],
     outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
+    execution: RUNS_AS_TASK,
   };
   const argv = [settings.sourceCommand, ...settings.sourceArgs];
   return {

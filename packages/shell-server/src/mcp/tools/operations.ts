@@ -11,6 +11,7 @@ import {
   outputSchemaWithError,
 } from '../results.js';
 import {
+  NEVER_A_TASK,
   invalidArguments,
   refused,
   refusing,
@@ -38,6 +39,7 @@ const STATUS: Tool = {
     'Snapshot of operations (running and recently finished), without waiting. Finished ones include their exit code and output.',
   inputSchema: { type: 'object', properties: { ids: idsProperty }, additionalProperties: false },
   outputSchema: outputSchemaWithError(OPERATIONS_OUTPUT_SCHEMA),
+  execution: NEVER_A_TASK,
 };
 
 const AWAIT: Tool = {
@@ -58,6 +60,7 @@ const AWAIT: Tool = {
     additionalProperties: false,
   },
   outputSchema: outputSchemaWithError(OPERATIONS_OUTPUT_SCHEMA),
+  execution: NEVER_A_TASK,
 };
 
 const CANCEL: Tool = {
@@ -73,6 +76,7 @@ const CANCEL: Tool = {
     additionalProperties: false,
   },
   outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
+  execution: NEVER_A_TASK,
 };
 
 /**

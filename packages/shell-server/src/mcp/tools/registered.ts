@@ -7,6 +7,7 @@ import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
 import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
 import {
+  RUNS_AS_TASK,
   invalidArguments,
   isRefusal,
   refusing,
@@ -25,6 +26,7 @@ export function registeredTool(
     description: describe(command, asyncGuidance),
     inputSchema: registeredInputSchema(command) as Tool['inputSchema'],
     outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
+    execution: RUNS_AS_TASK,
   };
   return {
     tool,

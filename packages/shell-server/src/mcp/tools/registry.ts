@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { outputSchemaWithError } from '../results.js';
 import { registryGuide } from './registry-help.js';
 import {
+  NEVER_A_TASK,
   invalidArguments,
   isRefusal,
   refused,
@@ -336,6 +337,7 @@ function entry(context: RegistryToolsContext, spec: ToolSpec): ToolEntry {
       ),
       required: Object.keys(spec.result),
     }),
+    execution: NEVER_A_TASK,
   };
   return {
     tool,

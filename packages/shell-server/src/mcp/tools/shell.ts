@@ -4,7 +4,14 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
 import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../results.js';
-import { invalidArguments, isRefusal, refusing, type ToolContext, type ToolEntry } from './tool.js';
+import {
+  RUNS_AS_TASK,
+  invalidArguments,
+  isRefusal,
+  refusing,
+  type ToolContext,
+  type ToolEntry,
+} from './tool.js';
 
 export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntry {
   const tool: Tool = {
@@ -20,6 +27,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
       additionalProperties: false,
     },
     outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
+    execution: RUNS_AS_TASK,
   };
   return {
     tool,

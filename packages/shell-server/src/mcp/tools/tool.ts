@@ -16,6 +16,13 @@ import { finishedResult, toolError } from '../results.js';
 
 export type { CallContext };
 
+/**
+ * SPEC §12, 2025-11-25 tasks: a tool that runs an operation may be called as a task; one that
+ * answers at once (status, await, cancel, the registry's) may not.
+ */
+export const RUNS_AS_TASK = { taskSupport: 'optional' } as const satisfies Tool['execution'];
+export const NEVER_A_TASK = { taskSupport: 'forbidden' } as const satisfies Tool['execution'];
+
 /** A refused call: nothing ran. The code is stable (docs/requirements.md). */
 export interface Refusal {
   readonly kind: 'refused';

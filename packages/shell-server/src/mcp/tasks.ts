@@ -1,0 +1,183 @@
+// MCP 2025-11-25 tasks (SPEC §12) over the SDK v1's experimental task support
+// (docs/decisions/0001): a task IS an operation. The store below is a view of the engine's
+// operations — task id = operation id, status and result are the operation's, cancel kills it —
+// adding only what tasks have on top: the TTL and which connection's tasks they are. One store
+// per connection: tasks/list, tasks/get and tasks/cancel see that connection's tasks only.
+import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { Engine, OperationSnapshot } from '@ahma/core';
+import { finishedResult } from './results.js';
+
+/** TTL granted when a call asks for none, and the most granted (ms). */
+export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
+export const MAX_TASK_TTL_MS = 24 * 60 * 60_000;
+/** How often a client polling tasks/get is asked to look (ms). */
+export const TASK_POLL_INTERVAL_MS = 1000;
+const PAGE_SIZE = 100;
+/** How long a tasks/cancel waits for the killed operation to report its end. */
+const CANCEL_WAIT_MS = 10_000;
+
+interface TaskEntry {
+  readonly ttl: number;
+  readonly createdAt: Date;
+  expiry: NodeJS.Timeout | undefined;
+}
+
+export class OperationTaskStore implements TaskStore {
+  readonly #operations: Engine['operations'];
+  /** This connection's tasks, by operation id, in creation order. */
+  readonly #tasks = new Map<string, TaskEntry>();
+
+  constructor(operations: Engine['operations']) {
+    this.#operations = operations;
+  }
+
+  /** Whether `id` is one of this connection's tasks. */
+  has(id: string): boolean {
+    return this.#tasks.has(id);
+  }
+
+  /**
+   * Makes the operation the call started (`context.operationId`) a task. The TTL counts from
+   * now; a task still running when it passes is kept until it ends, then forgotten.
+   */
+  createTask(taskParams: CreateTaskOptions): Promise<Task> {
+    const id = taskParams.context?.['operationId'];
+    const operation = typeof id === 'string' ? this.#operation(id) : undefined;
+    if (operation === undefined) {
+      return Promise.reject(new Error('a task is made of an operation the call started'));
+    }
+    const requested = taskParams.ttl ?? DEFAULT_TASK_TTL_MS;
+    const entry: TaskEntry = {
+      ttl: Math.min(Math.max(requested, 1000), MAX_TASK_TTL_MS),
+      createdAt: new Date(),
+      expiry: undefined,
+    };
+    entry.expiry = setTimeout(() => this.#expire(operation.id), entry.ttl);
+    entry.expiry.unref();
+    this.#tasks.set(operation.id, entry);
+    return Promise.resolve(this.#task(operation, entry));
+  }
+
+  getTask(taskId: string): Promise<Task | null> {
+    const found = this.#find(taskId);
+    return Promise.resolve(found === undefined ? null : this.#task(found.operation, found.entry));
+  }
+
+  /** The operation holds its result; nothing is stored apart. */
+  storeTaskResult(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async getTaskResult(taskId: string): Promise<Result> {
+    const found = this.#find(taskId);
+    if (found === undefined) throw new Error(`no task ${taskId}`);
+    return Promise.resolve(resultOf(found.operation));
+  }
+
+  /** tasks/cancel: kills the operation's processes and waits for it to end, like `cancel`. */
+  async updateTaskStatus(taskId: string, status: Task['status']): Promise<void> {
+    if (status !== 'cancelled') return; // an operation's status is its own
+    if (this.#find(taskId) === undefined) throw new Error(`no task ${taskId}`);
+    this.#operations.cancel(taskId, 'cancelled by tasks/cancel');
+    await this.#operations.await([taskId], CANCEL_WAIT_MS);
+  }
+
+  listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
+    const all = [...this.#tasks.keys()].flatMap((id) => {
+      const found = this.#find(id);
+      return found === undefined ? [] : [this.#task(found.operation, found.entry)];
+    });
+    const start = cursor === undefined ? 0 : all.findIndex((task) => task.taskId === cursor) + 1;
+    if (cursor !== undefined && start === 0) {
+      return Promise.reject(new Error(`unknown cursor ${cursor}`));
+    }
+    const tasks = all.slice(start, start + PAGE_SIZE);
+    const last = tasks.at(-1);
+    return Promise.resolve(
+      start + PAGE_SIZE < all.length && last !== undefined
+        ? { tasks, nextCursor: last.taskId }
+        : { tasks },
+    );
+  }
+
+  /** The task of a finished or changed operation of this connection, for its status notification. */
+  taskOf(operation: OperationSnapshot): Task | undefined {
+    const entry = this.#tasks.get(operation.id);
+    return entry === undefined ? undefined : this.#task(operation, entry);
+  }
+
+  /** Forgets every task (the connection closed). */
+  clear(): void {
+    for (const entry of this.#tasks.values()) clearTimeout(entry.expiry);
+    this.#tasks.clear();
+  }
+
+  #find(id: string): { operation: OperationSnapshot; entry: TaskEntry } | undefined {
+    const entry = this.#tasks.get(id);
+    const operation = entry === undefined ? undefined : this.#operation(id);
+    return entry === undefined || operation === undefined ? undefined : { operation, entry };
+  }
+
+  #operation(id: string): OperationSnapshot | undefined {
+    // The engine keeps a bounded history: an operation pushed out of it is no task either.
+    return this.#operations.status().find((operation) => operation.id === id);
+  }
+
+  #expire(id: string): void {
+    const operation = this.#operation(id);
+    if (operation?.status === 'running') {
+      void this.#operations.await([id]).then(() => this.#tasks.delete(id));
+      return;
+    }
+    this.#tasks.delete(id);
+  }
+
+  #task(operation: OperationSnapshot, entry: TaskEntry): Task {
+    const message = statusMessage(operation);
+    return {
+      taskId: operation.id,
+      status: taskStatus(operation),
+      ttl: entry.ttl,
+      createdAt: entry.createdAt.toISOString(),
+      lastUpdatedAt: (operation.finishedAt ?? entry.createdAt).toISOString(),
+      pollInterval: TASK_POLL_INTERVAL_MS,
+      ...(message === undefined ? {} : { statusMessage: message }),
+    };
+  }
+}
+
+/** A finished operation's tool result: what the call would have answered had it blocked. */
+export function resultOf(operation: OperationSnapshot): CallToolResult {
+  return finishedResult(operation);
+}
+
+/**
+ * An operation's status as a task's. A command that ran and exited non-zero is `completed` with
+ * an `isError` result (the tool ran; its result says how it went); a timeout is `failed`.
+ */
+function taskStatus(operation: OperationSnapshot): Task['status'] {
+  switch (operation.status) {
+    case 'running':
+      return 'working';
+    case 'cancelled':
+      return 'cancelled';
+    case 'timed_out':
+      return 'failed';
+    default:
+      return 'completed';
+  }
+}
+
+function statusMessage(operation: OperationSnapshot): string | undefined {
+  switch (operation.status) {
+    case 'running':
+      return `${operation.tool} is running`;
+    case 'cancelled':
+      return operation.cancelReason ?? 'cancelled';
+    case 'timed_out':
+      return `${operation.tool} timed out`;
+    default:
+      return `${operation.tool} exited with code ${String(operation.result?.exitCode ?? 'none')}`;
+  }
+}

@@ -1,0 +1,185 @@
+// MCP 2025-11-25 tasks (SPEC §12): a task-augmented tools/call answers with a task at once and
+// runs the operation; tasks/get, tasks/result, tasks/list and tasks/cancel are views of that
+// operation; notifications/tasks/status tells its end. The real runtime in this process, the SDK's
+// real Client and its experimental tasks API, real processes.
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  RELATED_TASK_META_KEY,
+  TaskStatusNotificationSchema,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  E2E,
+  processesMatching,
+  structured,
+  uniqueMarker,
+  waitFor,
+  type CommandResult,
+  type Operations,
+  type RunningServer,
+} from '../support/harness.js';
+
+const e2e = new E2E();
+afterEach(() => e2e.cleanup());
+
+async function taskServer(args: readonly string[] = []) {
+  const server = await e2e.inProcess(await e2e.scope(), args);
+  const statuses: Task[] = [];
+  server.client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+    statuses.push(notification.params as Task);
+  });
+  return { server, statuses };
+}
+
+function startTask(
+  server: RunningServer,
+  name: string,
+  args: Record<string, unknown>,
+  task: { ttl?: number } = {},
+) {
+  return server.client.request(
+    { method: 'tools/call', params: { name, arguments: args, task } },
+    CreateTaskResultSchema,
+  );
+}
+
+describe('2025-11-25 tasks', () => {
+  it('SPEC §12: the server declares tasks, and every tool says whether it runs as a task', async () => {
+    const { server } = await taskServer(['--registry']);
+    expect(server.client.getServerCapabilities()?.tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+    const { tools } = await server.client.listTools();
+    const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
+    for (const name of ['status', 'await', 'cancel', 'activate_tools', 'add_command', 'help']) {
+      expect(support[name], name).toBe('forbidden');
+    }
+    for (const name of ['sandboxed_shell', 'e2e_sync', 'e2e_async', 'slow', 'argv']) {
+      expect(support[name], name).toBe('optional');
+    }
+  });
+
+  it('SPEC §12: a task-augmented call answers at once, even for a synchronous tool; the task is the operation, and tasks/result waits for it', async () => {
+    const { server, statuses } = await taskServer();
+    const started = Date.now();
+    const { task } = await startTask(server, 'sandboxed_shell', {
+      command: 'sleep 0.5; echo from-task',
+      execution_mode: 'Synchronous',
+    });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(task).toMatchObject({ status: 'working', ttl: 3_600_000, pollInterval: 1000 });
+    expect(task.taskId).toMatch(/^op_/);
+    // The same thing for status and await.
+    const listed = structured<Operations>(await server.call('status', { ids: [task.taskId] }));
+    expect(listed.operations[0]).toMatchObject({ operation_id: task.taskId, status: 'running' });
+    expect(await server.client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'working',
+    });
+
+    const result = await server.client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    );
+    expect(result.structuredContent).toMatchObject({
+      operation_id: task.taskId,
+      status: 'completed',
+      output: 'from-task\n',
+    });
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    expect(await server.client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'completed',
+    });
+    await waitFor(() => statuses.some((s) => s.taskId === task.taskId), 'the status notification');
+    expect(statuses.find((s) => s.taskId === task.taskId)?.status).toBe('completed');
+    // Its result is the task's, never a log-message push.
+    expect(server.messages.filter((m) => JSON.stringify(m.data).includes(task.taskId))).toEqual([]);
+  });
+
+  it('SPEC §12: a command that exits non-zero is a completed task with an isError result; a timeout is a failed task', async () => {
+    const { server } = await taskServer();
+    const { task: exited } = await startTask(server, 'sandboxed_shell', { command: 'exit 3' });
+    const result = await server.client.experimental.tasks.getTaskResult(
+      exited.taskId,
+      CallToolResultSchema,
+    );
+    expect(result.isError).toBe(true);
+    expect(structured<CommandResult>(result)).toMatchObject({ status: 'failed', exit_code: 3 });
+    expect((await server.client.experimental.tasks.getTask(exited.taskId)).status).toBe(
+      'completed',
+    );
+    const { task: slow } = await startTask(server, 'sandboxed_shell', {
+      command: 'sleep 5',
+      timeout_seconds: 0.3,
+    });
+    await server.client.experimental.tasks.getTaskResult(slow.taskId, CallToolResultSchema);
+    expect(await server.client.experimental.tasks.getTask(slow.taskId)).toMatchObject({
+      status: 'failed',
+      statusMessage: 'sandboxed_shell timed out',
+    });
+  });
+
+  it('SPEC §12: tasks/cancel kills the processes, like cancel', async () => {
+    const { server, statuses } = await taskServer();
+    const marker = uniqueMarker();
+    const { task } = await startTask(server, 'sandboxed_shell', {
+      // exec -a: the process's name carries the marker (a warm shell's command line does not).
+      command: `exec -a ${marker} sleep 60`,
+    });
+    await waitFor(async () => (await processesMatching(marker)).length > 0, 'the command running');
+    const cancelled = await server.client.experimental.tasks.cancelTask(task.taskId);
+    expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    expect(await processesMatching(marker)).toEqual([]);
+    await waitFor(
+      () => statuses.some((s) => s.taskId === task.taskId && s.status === 'cancelled'),
+      'the cancelled status notification',
+    );
+    await expect(server.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(
+      /terminal status/,
+    );
+  });
+
+  it('SPEC §12: tasks/list lists the tasks of this connection', async () => {
+    const { server } = await taskServer();
+    const ids: string[] = [];
+    for (const word of ['a', 'b', 'c']) {
+      ids.push(
+        (await startTask(server, 'sandboxed_shell', { command: `echo ${word}` })).task.taskId,
+      );
+    }
+    // A plain call's operation is no task.
+    await server.call('sandboxed_shell', { command: 'echo plain', execution_mode: 'Synchronous' });
+    const { tasks } = await server.client.experimental.tasks.listTasks();
+    expect(tasks.map((t) => t.taskId)).toEqual(ids);
+  });
+
+  it('SPEC §12: the TTL asked for is honoured (at least 1 s): the finished task is then forgotten', async () => {
+    const { server } = await taskServer();
+    const { task } = await startTask(server, 'sandboxed_shell', { command: 'true' }, { ttl: 10 });
+    expect(task.ttl).toBe(1000);
+    await server.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    await waitFor(
+      () =>
+        server.client.experimental.tasks.getTask(task.taskId).then(
+          () => false,
+          (error: unknown) => String(error),
+        ),
+      'the task to expire',
+      5000,
+    ).then((error) => expect(error).toMatch(/not found/i));
+    // The operation itself stays in the history, as every operation does.
+    const listed = structured<Operations>(await server.call('status', { ids: [task.taskId] }));
+    expect(listed.operations[0]?.operation_id).toBe(task.taskId);
+  });
+
+  it('SPEC §12: a tool that answers at once refuses a task (-32601); a refused call is an error naming its code', async () => {
+    const { server } = await taskServer();
+    await expect(startTask(server, 'status', {})).rejects.toThrow(/-32601.*never a task/);
+    await expect(startTask(server, 'sandboxed_shell', {})).rejects.toThrow(
+      /-32602.*\[ARGUMENTS_INVALID\]/,
+    );
+  });
+});
