@@ -61,6 +61,8 @@ export async function runOperation(
   blocking: boolean,
   task: OperationTask,
   call: CallContext,
+  /** The last line the command printed so far, shown in the heartbeats. */
+  lastLine?: () => string | undefined,
 ): Promise<OperationSnapshot> {
   const { operations } = settings;
   const operation = operations.start(name, task);
@@ -69,11 +71,11 @@ export async function runOperation(
   if (waitMs !== 0) {
     const onAbort = () => operations.cancel(operation.id, 'the client cancelled the request');
     call.signal.addEventListener('abort', onAbort, { once: true });
-    const stop = startHeartbeat(
-      call.progress,
-      settings.heartbeatMs,
-      (seconds) => `${operation.id} (${name}) running for ${String(seconds)} s`,
-    );
+    const stop = startHeartbeat(call.progress, settings.heartbeatMs, (seconds) => {
+      const line = lastLine?.();
+      const running = `${operation.id} (${name}) running for ${String(seconds)} s`;
+      return line === undefined ? running : `${running}; last output: ${line}`;
+    });
     try {
       const [finished] = await operations.await([operation.id], waitMs);
       if (finished !== undefined && finished.status !== 'running') return finished;

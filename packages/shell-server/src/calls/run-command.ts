@@ -3,6 +3,7 @@
 import { commandArgv, type Command, type Engine, type OperationSnapshot } from '@ahma/core';
 import type { Logger } from 'pino';
 import { audit } from './audit.js';
+import { LastLine } from './last-line.js';
 import { runOperation, type CallContext, type RunnerSettings } from './operation-runner.js';
 
 /** A command ready to run: what, where, for how long, and what to clean up afterwards. */
@@ -30,6 +31,7 @@ export function runCommand(
 ): Promise<OperationSnapshot> {
   const { engine } = settings;
   const timeoutSeconds = prepared.timeoutSeconds ?? settings.defaultTimeoutSeconds;
+  const output = new LastLine();
   return runOperation(
     settings,
     name,
@@ -42,6 +44,7 @@ export function runCommand(
           timeoutMs: timeoutSeconds * 1000,
           signal,
           logName: id,
+          onOutput: (chunk) => output.push(chunk),
         });
         audit(
           { logger: settings.logger, scope: engine.sandbox.scope },
@@ -59,5 +62,6 @@ export function runCommand(
       }
     },
     call,
+    () => output.line,
   );
 }

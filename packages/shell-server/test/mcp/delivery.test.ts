@@ -272,6 +272,23 @@ describe('progress only while a call is open (R3.3)', () => {
     expectNoProgressAfterResponses(server.received);
   });
 
+  it('SPEC §12: a heartbeat carries the last line the command printed', async () => {
+    const server = await e2e.inProcess(await fastHeartbeatScope());
+    const result = await server.call(
+      'sandboxed_shell',
+      { command: 'echo compiling; sleep 1.5; echo done', execution_mode: 'Synchronous' },
+      { progress: true },
+    );
+    const { operation_id } = structured<CommandResult>(result);
+    expect(server.progress.map((p) => p.message)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^${operation_id} \\(sandboxed_shell\\) running for \\d+ s; last output: compiling$`,
+        ),
+      ),
+    );
+  });
+
   it('R3.3: the inline wait sends heartbeats, the started answer ends them, and the completion comes as a message', async () => {
     const server = await e2e.inProcess(await fastHeartbeatScope(), ['--inline-wait', '1']);
     const result = await server.call(
