@@ -20,6 +20,7 @@ import {
   type Operations,
   type RunningServer,
 } from '../support/harness.js';
+import { httpServer, post, rawSession } from '../support/http.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -182,4 +183,40 @@ describe('2025-11-25 tasks', () => {
       /-32602.*\[ARGUMENTS_INVALID\]/,
     );
   });
+
+  it.each([
+    ['shared', []],
+    ['isolated', ['--session-isolation']],
+  ])(
+    "SPEC §12: over HTTP (%s sessions) a task outlives the request that made it, and is its session's alone",
+    async (_mode, args) => {
+      const { url } = await httpServer(e2e, await e2e.scope(), args);
+      const session = await rawSession(url);
+      const ask = async (id: number, method: string, params: object, from = session) => {
+        const response = await post(
+          url,
+          { jsonrpc: '2.0', id, method, params },
+          { accept: 'application/json', 'mcp-session-id': from },
+        );
+        return (await response.json()) as { result?: Record<string, unknown>; error?: object };
+      };
+      const created = await ask(1, 'tools/call', {
+        name: 'sandboxed_shell',
+        arguments: { command: 'sleep 0.5; echo later' },
+        task: { ttl: 60_000 },
+      });
+      const taskId = (created.result?.['task'] as Task | undefined)?.taskId ?? '';
+      expect(taskId).toMatch(/^op_/);
+      // No stream is open for the session meanwhile; the result is asked for in a new request.
+      const result = await ask(2, 'tasks/result', { taskId });
+      expect(result.result?.['structuredContent']).toMatchObject({
+        operation_id: taskId,
+        status: 'completed',
+        output: 'later\n',
+      });
+      const other = await rawSession(url);
+      expect((await ask(3, 'tasks/get', { taskId }, other)).error).toMatchObject({ code: -32602 });
+      expect((await ask(4, 'tasks/get', { taskId })).result).toMatchObject({ status: 'completed' });
+    },
+  );
 });
