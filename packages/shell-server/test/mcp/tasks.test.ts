@@ -143,6 +143,24 @@ describe('2025-11-25 tasks', () => {
     );
   });
 
+  it('SPEC §12: many tasks at once all complete, each with its own result', async () => {
+    const { server } = await taskServer();
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        startTask(server, 'sandboxed_shell', { command: `sleep 0.3; echo task-${String(i)}` }),
+      ),
+    );
+    const results = await Promise.all(
+      created.map(({ task }) =>
+        server.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema),
+      ),
+    );
+    expect(results.map((r) => structured<CommandResult>(r).output)).toEqual(
+      created.map((_, i) => `task-${String(i)}\n`),
+    );
+    expect(new Set(created.map(({ task }) => task.taskId)).size).toBe(20);
+  });
+
   it('SPEC §12: tasks/list lists the tasks of this connection', async () => {
     const { server } = await taskServer();
     const ids: string[] = [];
