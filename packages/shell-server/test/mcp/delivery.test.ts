@@ -188,7 +188,11 @@ describe('inline wait (SPEC §3 inline wait)', () => {
       async () => (await processesMatching(marker)).length === 0,
       'the command to be killed',
     );
-    const [operation] = structured<Operations>(await server.call('status')).operations;
+    // The processes vanish a moment before the supervisor's report of the kill is handled.
+    const operation = await waitFor(async () => {
+      const [found] = structured<Operations>(await server.call('status')).operations;
+      return found?.status === 'running' ? undefined : found;
+    }, 'the kill to be reported');
     expect(operation).toMatchObject({ status: 'cancelled' });
     await sleep(500);
     expect(server.messages.map(pushedId)).toEqual([]);
