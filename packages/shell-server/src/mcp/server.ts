@@ -11,13 +11,14 @@ import {
   ListToolsRequestSchema,
   McpError,
   RELATED_TASK_META_KEY,
+  type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ProgressReporter } from '../calls/heartbeat.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
 import { OperationTaskStore, resultOf } from './tasks.js';
-import { isRefusal, toCallToolResult } from './tools/tool.js';
+import { toCallToolResult } from './tools/tool.js';
 
 export interface McpConnection {
   readonly server: Server;
@@ -94,12 +95,9 @@ export function createMcpServer(runtime: Runtime): McpConnection {
       detached: taskRequest !== undefined,
     });
     if (taskRequest === undefined) return toCallToolResult(outcome);
-    // A task is made of an operation; a call refused before one started has none to make it of.
+    // A call refused before any operation started: its task is born completed with the refusal.
     if (outcome.kind !== 'operation') {
-      const message = isRefusal(outcome)
-        ? `${outcome.code === undefined ? '' : `[${outcome.code}] `}${outcome.message}`
-        : 'the tool answered without running an operation';
-      throw new McpError(ErrorCode.InvalidParams, message);
+      return { task: tasks.settle(toCallToolResult(outcome), taskRequest.ttl) };
     }
     const task = await extra.taskStore?.createTask({
       ...(taskRequest.ttl === undefined ? {} : { ttl: taskRequest.ttl }),
@@ -113,12 +111,13 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
     if (!tasks.has(taskId)) throw new McpError(ErrorCode.InvalidParams, `no task ${taskId}`);
+    const settled = tasks.settledResult(taskId);
+    if (settled !== undefined) return related(settled, taskId);
     const [operation] = await engine.operations.await([taskId], undefined, extra.signal);
     if (operation === undefined || operation.status === 'running') {
       throw new McpError(ErrorCode.RequestTimeout, `${taskId} is still running`);
     }
-    const result = resultOf(operation);
-    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+    return related(resultOf(operation), taskId);
   });
 
   const subscriptions = [
@@ -200,4 +199,9 @@ export function createMcpServer(runtime: Runtime): McpConnection {
         await server.close();
       })()),
   };
+}
+
+/** A task's result, saying which task it is (the specification's related-task metadata). */
+function related(result: CallToolResult, taskId: string): CallToolResult {
+  return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
 }

@@ -3,6 +3,7 @@
 // operations — task id = operation id, status and result are the operation's, cancel kills it —
 // adding only what tasks have on top: the TTL and which connection's tasks they are. One store
 // per connection: tasks/list, tasks/get and tasks/cancel see that connection's tasks only.
+import { randomBytes } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Engine, OperationSnapshot } from '@ahma/core';
@@ -21,6 +22,8 @@ interface TaskEntry {
   readonly ttl: number;
   readonly createdAt: Date;
   expiry: NodeJS.Timeout | undefined;
+  /** A call answered without an operation (refused): its task is born completed with this. */
+  readonly settled?: CallToolResult;
 }
 
 export class OperationTaskStore implements TaskStore {
@@ -47,21 +50,27 @@ export class OperationTaskStore implements TaskStore {
     if (operation === undefined) {
       return Promise.reject(new Error('a task is made of an operation the call started'));
     }
-    const requested = taskParams.ttl ?? DEFAULT_TASK_TTL_MS;
-    const entry: TaskEntry = {
-      ttl: Math.min(Math.max(requested, 1000), MAX_TASK_TTL_MS),
-      createdAt: new Date(),
-      expiry: undefined,
-    };
-    entry.expiry = setTimeout(() => this.#expire(operation.id), entry.ttl);
-    entry.expiry.unref();
-    this.#tasks.set(operation.id, entry);
+    const entry = this.#add(operation.id, taskParams.ttl);
     return Promise.resolve(this.#task(operation, entry));
   }
 
+  /**
+   * The task of a call answered without an operation (its arguments refused): born completed,
+   * its result the tool error the call would have answered (SPEC §2: never a protocol error).
+   */
+  settle(result: CallToolResult, ttl: number | null | undefined): Task {
+    const id = `task_${randomBytes(6).toString('hex')}`;
+    const entry = this.#add(id, ttl, result);
+    return this.#settledTask(id, entry);
+  }
+
+  /** The result of a task born completed; undefined for a task of an operation. */
+  settledResult(id: string): CallToolResult | undefined {
+    return this.#tasks.get(id)?.settled;
+  }
+
   getTask(taskId: string): Promise<Task | null> {
-    const found = this.#find(taskId);
-    return Promise.resolve(found === undefined ? null : this.#task(found.operation, found.entry));
+    return Promise.resolve(this.#view(taskId) ?? null);
   }
 
   /** The operation holds its result; nothing is stored apart. */
@@ -70,6 +79,8 @@ export class OperationTaskStore implements TaskStore {
   }
 
   async getTaskResult(taskId: string): Promise<Result> {
+    const settled = this.settledResult(taskId);
+    if (settled !== undefined) return Promise.resolve(settled);
     const found = this.#find(taskId);
     if (found === undefined) throw new Error(`no task ${taskId}`);
     return Promise.resolve(resultOf(found.operation));
@@ -84,10 +95,7 @@ export class OperationTaskStore implements TaskStore {
   }
 
   listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    const all = [...this.#tasks.keys()].flatMap((id) => {
-      const found = this.#find(id);
-      return found === undefined ? [] : [this.#task(found.operation, found.entry)];
-    });
+    const all = [...this.#tasks.keys()].flatMap((id) => this.#view(id) ?? []);
     const start = cursor === undefined ? 0 : all.findIndex((task) => task.taskId === cursor) + 1;
     if (cursor !== undefined && start === 0) {
       return Promise.reject(new Error(`unknown cursor ${cursor}`));
@@ -111,6 +119,40 @@ export class OperationTaskStore implements TaskStore {
   clear(): void {
     for (const entry of this.#tasks.values()) clearTimeout(entry.expiry);
     this.#tasks.clear();
+  }
+
+  #add(id: string, ttl: number | null | undefined, settled?: CallToolResult): TaskEntry {
+    const entry: TaskEntry = {
+      ttl: Math.min(Math.max(ttl ?? DEFAULT_TASK_TTL_MS, 1000), MAX_TASK_TTL_MS),
+      createdAt: new Date(),
+      expiry: undefined,
+      ...(settled === undefined ? {} : { settled }),
+    };
+    entry.expiry = setTimeout(() => this.#expire(id), entry.ttl);
+    entry.expiry.unref();
+    this.#tasks.set(id, entry);
+    return entry;
+  }
+
+  /** The task `id` as it stands, or undefined when there is none (any more). */
+  #view(id: string): Task | undefined {
+    const entry = this.#tasks.get(id);
+    if (entry?.settled !== undefined) return this.#settledTask(id, entry);
+    const found = this.#find(id);
+    return found === undefined ? undefined : this.#task(found.operation, found.entry);
+  }
+
+  #settledTask(id: string, entry: TaskEntry): Task {
+    const at = entry.createdAt.toISOString();
+    return {
+      taskId: id,
+      status: 'completed',
+      ttl: entry.ttl,
+      createdAt: at,
+      lastUpdatedAt: at,
+      pollInterval: TASK_POLL_INTERVAL_MS,
+      statusMessage: 'refused before anything ran',
+    };
   }
 
   #find(id: string): { operation: OperationSnapshot; entry: TaskEntry } | undefined {

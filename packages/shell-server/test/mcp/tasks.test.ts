@@ -194,11 +194,23 @@ describe('2025-11-25 tasks', () => {
     expect(listed.operations[0]?.operation_id).toBe(task.taskId);
   });
 
-  it('SPEC §12: a tool that answers at once refuses a task (-32601); a refused call is an error naming its code', async () => {
+  it('SPEC §12: a tool that answers at once refuses a task (-32601); a refused call is a completed task whose result is the tool error', async () => {
     const { server } = await taskServer();
     await expect(startTask(server, 'status', {})).rejects.toThrow(/-32601.*never a task/);
-    await expect(startTask(server, 'sandboxed_shell', {})).rejects.toThrow(
-      /-32602.*\[ARGUMENTS_INVALID\]/,
+    const { task } = await startTask(server, 'sandboxed_shell', {});
+    expect(task).toMatchObject({
+      status: 'completed',
+      statusMessage: 'refused before anything ran',
+    });
+    const result = await server.client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ error: { code: 'ARGUMENTS_INVALID' } });
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    expect((await server.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toEqual(
+      [task.taskId],
     );
   });
 
