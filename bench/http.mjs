@@ -37,7 +37,7 @@
 //    every 200 ms), after the load, and after every session was ended with DELETE. --rounds
 //    rounds on the same server show whether memory grows from one round to the next.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
@@ -50,6 +50,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { summarize } from './stats.mjs';
+import { writeBenchTools } from './tool-files.mjs';
 import { numberOption } from './args.mjs';
 
 const args = process.argv.slice(2);
@@ -76,34 +77,8 @@ const everything = require.resolve('@modelcontextprotocol/server-everything/dist
 const root = mkdtempSync('/var/tmp/ahma-http-bench-');
 const scope = join(root, 'scope');
 const tools = join(scope, '.ahma', 'tools');
-// The ten small definitions of bench/mcp.mjs, so tools/list answers 25 tools (20 + the 5 built-in).
-function writeTools(dir) {
-  mkdirSync(dir, { recursive: true });
-  for (let i = 0; i < 10; i++) {
-    writeFileSync(
-      join(dir, `tool${i}.json`),
-      JSON.stringify({
-        name: `tool${i}`,
-        description: `Benchmark tool ${i}`,
-        command: 'echo',
-        subcommand: [
-          {
-            name: 'run',
-            description: 'Echo words.',
-            synchronous: true,
-            positional_args: [{ name: 'words', type: 'array', items: { type: 'string' } }],
-          },
-          {
-            name: 'check',
-            description: 'Echo a flag.',
-            options: [{ name: 'verbose', type: 'boolean' }],
-          },
-        ],
-      }),
-    );
-  }
-}
-writeTools(tools);
+// The ten small definitions, so tools/list answers 25 tools (20 + the 5 built-in).
+writeBenchTools(tools);
 let servers = 0;
 const envFor = () => ({ ...process.env, XDG_CACHE_HOME: join(root, `cache-${servers++}`) });
 const ahmaArgs = (mode) => [ahmaBin, '--mode', mode, '--sync', '--sandbox-scope', scope];
@@ -207,7 +182,7 @@ function httpClient(url, { roots = false } = {}) {
   if (roots) {
     // The session's scope, with the same tool files as the server's.
     const dir = join(root, 'sessions', `s${sessionDirs++}`);
-    writeTools(join(dir, '.ahma', 'tools'));
+    writeBenchTools(join(dir, '.ahma', 'tools'));
     client.setRequestHandler(ListRootsRequestSchema, () => ({
       roots: [{ uri: pathToFileURL(dir).href, name: 'session' }],
     }));

@@ -12,7 +12,7 @@
 // they share the machine's noise. Then: calls/s with --inflight calls in flight (after an untimed
 // warm-up burst of the same size) for each server,
 // and cold start (spawn + initialize + tools/list with 10 tool files), median of --cold starts.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,6 +20,7 @@ import { summarize } from './stats.mjs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { writeBenchTools } from './tool-files.mjs';
 import { numberOption } from './args.mjs';
 
 const N = numberOption('n', 300);
@@ -41,31 +42,8 @@ const commands = join(
 const root = mkdtempSync('/var/tmp/ahma-mcp-bench-');
 const scope = join(root, 'scope');
 const tools = join(scope, '.ahma', 'tools');
-mkdirSync(tools, { recursive: true });
 // Ten small definitions, so cold start loads and validates a realistic tools directory.
-for (let i = 0; i < 10; i++) {
-  writeFileSync(
-    join(tools, `tool${i}.json`),
-    JSON.stringify({
-      name: `tool${i}`,
-      description: `Benchmark tool ${i}`,
-      command: 'echo',
-      subcommand: [
-        {
-          name: 'run',
-          description: 'Echo words.',
-          synchronous: true,
-          positional_args: [{ name: 'words', type: 'array', items: { type: 'string' } }],
-        },
-        {
-          name: 'check',
-          description: 'Echo a flag.',
-          options: [{ name: 'verbose', type: 'boolean' }],
-        },
-      ],
-    }),
-  );
-}
+writeBenchTools(tools);
 const env = { ...process.env, XDG_CACHE_HOME: join(root, 'cache') };
 
 async function connect(command, commandArgs) {
