@@ -17,7 +17,8 @@ import type { ProgressReporter } from '../calls/heartbeat.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
-import { OperationTaskStore, resultOf } from './tasks.js';
+import { finishedResult } from './results.js';
+import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from './tools/tool.js';
 
 export interface McpConnection {
@@ -117,7 +118,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
     if (operation === undefined || operation.status === 'running') {
       throw new McpError(ErrorCode.RequestTimeout, `${taskId} is still running`);
     }
-    return related(resultOf(operation), taskId);
+    return related(finishedResult(operation), taskId);
   });
 
   const subscriptions = [

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
-import type { Engine, OperationSnapshot } from '@ahma/core';
+import { AhmaError, type Engine, type OperationSnapshot } from '@ahma/core';
 import { finishedResult } from './results.js';
 
 /** TTL granted when a call asks for none, and the most granted (ms). */
@@ -78,12 +78,13 @@ export class OperationTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
-  async getTaskResult(taskId: string): Promise<Result> {
+  getTaskResult(taskId: string): Promise<Result> {
     const settled = this.settledResult(taskId);
     if (settled !== undefined) return Promise.resolve(settled);
     const found = this.#find(taskId);
-    if (found === undefined) throw new Error(`no task ${taskId}`);
-    return Promise.resolve(resultOf(found.operation));
+    if (found === undefined) return Promise.reject(new Error(`no task ${taskId}`));
+    // What the call would have answered had it blocked.
+    return Promise.resolve(finishedResult(found.operation));
   }
 
   /** tasks/cancel: kills the operation's processes and waits for it to end, like `cancel`. */
@@ -163,7 +164,12 @@ export class OperationTaskStore implements TaskStore {
 
   #operation(id: string): OperationSnapshot | undefined {
     // The engine keeps a bounded history: an operation pushed out of it is no task either.
-    return this.#operations.status().find((operation) => operation.id === id);
+    try {
+      return this.#operations.status([id])[0];
+    } catch (error) {
+      if (error instanceof AhmaError) return undefined; // OPERATION_UNKNOWN
+      throw error;
+    }
   }
 
   #expire(id: string): void {
@@ -187,11 +193,6 @@ export class OperationTaskStore implements TaskStore {
       ...(message === undefined ? {} : { statusMessage: message }),
     };
   }
-}
-
-/** A finished operation's tool result: what the call would have answered had it blocked. */
-export function resultOf(operation: OperationSnapshot): CallToolResult {
-  return finishedResult(operation);
 }
 
 /**
