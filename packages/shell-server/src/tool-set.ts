@@ -54,7 +54,6 @@ export class ToolSet {
   /** The tool of each registered command, made once per command (a change replaces the object). */
   #registeredTools = new WeakMap<RegisteredCommand, ToolEntry>();
   #context: ToolContext | undefined;
-  #asyncGuidance = '';
   #byName: ReadonlyMap<string, LoadedTool> = new Map();
   #definitions: readonly CheckedDefinition[] = [];
   #guidance: GuidanceBlocks | undefined;
@@ -151,10 +150,9 @@ export class ToolSet {
     this.#guidance = loaded.guidance;
     this.#byName = new Map(tools.map((tool) => [tool.name, tool]));
     this.#context = context;
-    this.#asyncGuidance = loaded.guidance[ASYNC_GUIDANCE_KEY] ?? '';
     this.#registeredTools = new WeakMap();
     const fixed = [
-      shellTool(context, this.#asyncGuidance),
+      shellTool(context, this.#asyncGuidance()),
       ...operationTools(context),
       ...(this.#options.builtIns ?? []),
       ...tools.map((tool) =>
@@ -172,6 +170,11 @@ export class ToolSet {
     return JSON.stringify(this.#entries.map((entry) => entry.tool)) !== before;
   }
 
+  /** The guidance block async tools' descriptions end with. */
+  #asyncGuidance(): string {
+    return this.#guidance?.[ASYNC_GUIDANCE_KEY] ?? '';
+  }
+
   /** The fixed tools, then each registered command whose name is free. */
   #compose(): void {
     const context = this.#context;
@@ -180,7 +183,7 @@ export class ToolSet {
       if (this.#fixed.has(command.name)) return []; // list_commands says so
       let entry = this.#registeredTools.get(command);
       if (entry === undefined) {
-        entry = registeredTool(command, context, this.#asyncGuidance);
+        entry = registeredTool(command, context, this.#asyncGuidance());
         this.#registeredTools.set(command, entry);
       }
       return [entry];
