@@ -150,6 +150,30 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await treeState(seat().outside)).toEqual(before);
   });
 
+  it("R7.6: symlinks to an outside file planted at the lock's name and a guessed temporary's are never written through", async () => {
+    const server = current();
+    const victim = await seat().write(join(seat().outside, 'victim.txt'), 'precious\n');
+    const before = await treeState(seat().outside);
+    await add(server, { name: 'first', exec: '/bin/true', description: 'x' });
+    // The lock's name is known; a temporary's carries 8 random hex digits a command cannot
+    // know, so it can only guess (here: the server's pid, zeros).
+    const planted = await server.sh(
+      [
+        `ln -s ${victim} .ahma/registry.json.lock`,
+        `ln -s ${victim} .ahma/registry.json.tmp-${String(server.pid)}-00000000`,
+        'echo planted',
+      ].join('\n'),
+    );
+    expect(planted.output).toContain('planted');
+    for (const name of ['second', 'third']) {
+      const added = await add(server, { name, exec: '/bin/true', description: 'x' });
+      expect(added.isError, textOf(added)).toBeUndefined();
+    }
+    expect(await treeState(seat().outside)).toEqual(before);
+    const listed = structured<{ commands: { name: string }[] }>(await server.call('list_commands'));
+    expect(listed.commands.map((c) => c.name)).toEqual(['first', 'second', 'third']);
+  });
+
   it('R7.6: a FIFO planted at the lock file or the registry file does not hang the registry', async () => {
     const server = current();
     await add(server, { name: 'one', exec: '/bin/true', description: 'x' });
