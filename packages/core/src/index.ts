@@ -15,6 +15,7 @@ export { DocumentChecker } from './definition/check-document.js';
 export { type CheckedDefinition } from './definition/definition-set.js';
 export {
   ASYNC_GUIDANCE_KEY,
+  DEFAULT_GUIDANCE,
   GUIDANCE_FILE_NAME,
   type GuidanceBlocks,
 } from './definition/guidance.js';

@@ -40,6 +40,8 @@ export interface Runtime {
   readonly logger: Logger;
   /** The initialize result's instructions (mcp/instructions.ts). */
   readonly instructions: string;
+  /** The same for 2026-07-28 clients (server/discover), which get no pushes. */
+  readonly modernInstructions: string;
   /** The tools offered right now, in list order (hot reload and revealed bundles swap them). */
   readonly tools: readonly ToolEntry[];
   /** Called after the listed tools changed; returns the unsubscribe function. */
@@ -177,14 +179,16 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const watcher = options.noHotReload
     ? undefined
     : watchToolsDir(toolsDir.dir, reloadTools, logger);
+  const instructionOptions = {
+    discovery: !options.noToolDiscovery,
+    inlineWaitSeconds: options.inlineWaitSeconds,
+  };
   let closing: Promise<void> | undefined;
   return {
     engine,
     logger,
-    instructions: serverInstructions({
-      discovery: !options.noToolDiscovery,
-      inlineWaitSeconds: options.inlineWaitSeconds,
-    }),
+    instructions: serverInstructions({ ...instructionOptions, delivery: 'push' }),
+    modernInstructions: serverInstructions({ ...instructionOptions, delivery: 'task' }),
     get tools() {
       return toolSet.entries;
     },

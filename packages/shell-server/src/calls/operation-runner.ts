@@ -23,6 +23,11 @@ export interface CallContext {
    * tool's mode, and its result is fetched through the task, never pushed.
    */
   readonly detached?: boolean;
+  /**
+   * Nothing can be pushed to this client later (a 2026-07-28 client without tasks): an
+   * asynchronous call stays open, with heartbeats, until its command ends (SPEC §12).
+   */
+  readonly keepOpen?: boolean;
 }
 
 export interface RunnerSettings {
@@ -67,7 +72,12 @@ export async function runOperation(
   const { operations } = settings;
   const operation = operations.start(name, task);
   call.started?.(operation.id);
-  const waitMs = call.detached === true ? 0 : blocking ? undefined : settings.inlineWaitMs;
+  const waitMs =
+    call.detached === true
+      ? 0
+      : blocking || call.keepOpen === true
+        ? undefined
+        : settings.inlineWaitMs;
   if (waitMs !== 0) {
     const onAbort = () => operations.cancel(operation.id, 'the client cancelled the request');
     call.signal.addEventListener('abort', onAbort, { once: true });

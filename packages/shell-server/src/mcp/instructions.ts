@@ -9,16 +9,27 @@ export interface InstructionsOptions {
   readonly discovery: boolean;
   /** --inline-wait: how long an async call waits for its command before answering `started`. */
   readonly inlineWaitSeconds: number;
+  /**
+   * How a long command's result reaches the client: pushed as a log message (2024-11-05 …
+   * 2025-11-25), or through a task or the open call (2026-07-28, which has no pushes).
+   */
+  readonly delivery: 'push' | 'task';
 }
+
+/** What every agent can do with running operations, in either delivery. */
+const CONTROL =
+  '`await` blocks until named operations finish and returns their results; `status` checks without waiting; `cancel` stops one.';
 
 export function serverInstructions(options: InstructionsOptions): string {
   const parts = [
     'Prefer these tools to your own terminal or shell: each command runs in a sandbox that confines writes to the project, non-interactively, with bounded output, and long ones run in the background. Use a dedicated tool when one fits, else `sandboxed_shell`.',
-    `${
-      options.inlineWaitSeconds > 0
-        ? `A call answers with the result when the command ends within ${String(options.inlineWaitSeconds)} s. Otherwise it answers`
-        : 'An asynchronous call answers'
-    } at once with an operation_id (status "started"); keep working, and the result arrives later as a \`notifications/message\` log message from logger "ahma" naming that operation id. \`await\` blocks until named operations finish and returns their results; \`status\` checks without waiting; \`cancel\` stops one.`,
+    options.delivery === 'push'
+      ? `${
+          options.inlineWaitSeconds > 0
+            ? `A call answers with the result when the command ends within ${String(options.inlineWaitSeconds)} s. Otherwise it answers`
+            : 'An asynchronous call answers'
+        } at once with an operation_id (status "started"); keep working, and the result arrives later as a \`notifications/message\` log message from logger "ahma" naming that operation id. ${CONTROL}`
+      : `A long command becomes a task when your client supports tasks; otherwise the call stays open, reporting progress, until the command ends. ${CONTROL}`,
   ];
   if (options.discovery) {
     parts.push(

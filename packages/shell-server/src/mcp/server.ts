@@ -13,10 +13,10 @@ import {
   RELATED_TASK_META_KEY,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ProgressReporter } from '../calls/heartbeat.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
+import { progressReporter } from './progress.js';
 import { finishedResult } from './results.js';
 import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from './tools/tool.js';
@@ -69,18 +69,12 @@ export function createMcpServer(runtime: Runtime): McpConnection {
     if (entry === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
     }
-    const progressToken = request.params._meta?.progressToken;
     // Progress of this request, sent on its own stream; only while it is open (calls/heartbeat.ts).
-    const progress: ProgressReporter | undefined =
-      progressToken === undefined
-        ? undefined
-        : (value, message) =>
-            extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, progress: value, message },
-              })
-              .catch((error: unknown) => logger.warn({ err: error }, 'could not send progress'));
+    const progress = progressReporter(
+      request.params._meta?.progressToken,
+      (notification) => extra.sendNotification(notification),
+      logger,
+    );
     const taskRequest = request.params.task;
     if (taskRequest !== undefined && entry.tool.execution?.taskSupport !== 'optional') {
       throw new McpError(

@@ -1,17 +1,58 @@
-// Serving the MCP server on stdin/stdout, kept beside the other SDK users.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Logger } from 'pino';
+// Serving MCP on stdin/stdout, in the era the client opens with (docs/decisions/0001): the SDK
+// v2's serveStdio reads the opening message and pins the connection — `initialize` to the
+// 2024-11-05 … 2025-11-25 server (SDK v1, server.ts), `server/discover` or a request carrying a
+// 2026-07-28 envelope to the 2026 one (modern/server.ts); a client probing with server/discover
+// and falling back to initialize gets the 2025 server. Our own framing (stdio-transport.ts) is
+// under both.
+import type { Server as ModernServer, Transport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Runtime } from '../runtime.js';
+import { createModernServer } from './modern/server.js';
 import { paramsProblem } from './params.js';
+import { createMcpServer, type McpConnection } from './server.js';
 import { StdioTransport } from './stdio-transport.js';
+import { OperationTaskStore } from './tasks.js';
 
-/** Serves `server` on stdin/stdout; resolves when the client goes away (stdin ends). */
-export async function serveOnStdio(server: Server, logger: Logger): Promise<void> {
+export interface StdioConnection {
+  /** Resolves when the client goes away (stdin ends). */
+  readonly gone: Promise<void>;
+  /** Ends the connection: what its 2025 server started is cancelled (McpConnection.close). */
+  close(): Promise<void>;
+}
+
+export function serveOnStdio(runtime: Runtime): StdioConnection {
+  const { logger } = runtime;
   const transport = new StdioTransport({ checkParams: paramsProblem });
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
+  let legacy: McpConnection | undefined;
+  const modernTasks = new OperationTaskStore(runtime.engine.operations);
+  const handle = serveStdio(
+    ({ era }) => {
+      if (era === 'modern') return createModernServer(runtime, modernTasks);
+      legacy = createMcpServer(runtime);
+      // Refused messages and the SDK's own protocol errors would otherwise vanish without a trace.
+      legacy.server.onerror = (error) => logger.warn({ err: error }, 'MCP protocol error');
+      // The v1 Server speaks the same connect/close and Transport contract serveStdio drives.
+      return legacy.server as unknown as ModernServer;
+    },
+    {
+      transport: transport as unknown as Transport,
+      onerror: (error) => logger.warn({ err: error }, 'MCP protocol error'),
+    },
+  );
+  // serveStdio owns the transport's onclose; the end of the connection is heard beside it.
+  const gone = new Promise<void>((resolve) => {
+    const served = transport.onclose;
+    transport.onclose = () => {
+      served?.();
+      resolve();
+    };
   });
-  // Refused messages and the SDK's own protocol errors would otherwise vanish without a trace.
-  server.onerror = (error) => logger.warn({ err: error }, 'MCP protocol error');
-  await server.connect(transport);
-  await closed;
+  return {
+    gone,
+    close: async () => {
+      await legacy?.close();
+      modernTasks.clear();
+      await handle.close();
+    },
+  };
 }

@@ -1,6 +1,5 @@
 // `ahma-shell --mode stdio`: MCP over stdin/stdout, as MCP clients start it. Refused on an
 // interactive terminal (R8.10), where it could only confuse a person.
-import { createMcpServer } from '../mcp/server.js';
 import { serveOnStdio } from '../mcp/stdio.js';
 import { createRuntime, type RuntimeSettings } from '../runtime.js';
 
@@ -19,7 +18,7 @@ To try a tool by hand: ahma-shell --tool_name sandboxed_shell -- echo hello
 /** One runtime and one connection, on stdin/stdout; resolves once the client has gone. */
 export async function serveStdio(settings: RuntimeSettings): Promise<void> {
   const runtime = await createRuntime(settings);
-  const connection = createMcpServer(runtime);
+  const connection = serveOnStdio(runtime);
   const shutDown = async () => {
     await connection.close();
     await runtime.close();
@@ -27,7 +26,7 @@ export async function serveStdio(settings: RuntimeSettings): Promise<void> {
   const stop = () => void shutDown().finally(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  await serveOnStdio(connection.server, settings.logger);
+  await connection.gone;
   settings.logger.info('client disconnected; shutting down');
   await shutDown();
 }

@@ -109,6 +109,7 @@ function counted(runtime: Runtime): { runtime: Runtime; live: () => number } {
       engine,
       logger: runtime.logger,
       instructions: runtime.instructions,
+      modernInstructions: runtime.modernInstructions,
       get tools() {
         return runtime.tools;
       },

@@ -6,12 +6,16 @@
 // - `/sse`: GET without Mcp-Session-Id opens a legacy HTTP+SSE session (R8C.3), whose POSTs come
 //   back as `/sse?sessionId=…`; every other request to /sse is handled exactly as on /mcp, so a
 //   modern client given the old URL is never answered 405 and pushed onto the old transport (R8C.4);
+// - `/mcp` POSTs of the 2026-07-28 era (a `_meta` envelope, server/discover) carry no session:
+//   they go to the modern endpoint (mcp/http/modern-endpoint.ts); with --session-isolation, which
+//   that era cannot have, they are refused as an unsupported version, so clients fall back to 2025;
 // - a session that ended because its client changed roots after the scope was locked answers 403
 //   to everything (R8D.13).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
+import { methodOf, type ModernEndpoint } from '../../mcp/http/modern-endpoint.js';
 import type { IsolationSettings } from '../../mcp/http/session-backend.js';
 import { openLegacySession, type LegacySession } from '../../mcp/http/legacy-session.js';
 import {
@@ -44,6 +48,8 @@ export interface RouteContext {
   readonly eventStoreLimits?: EventStoreLimits | undefined;
   /** --session-isolation: every session is served by a process of its own (R8D). */
   readonly isolation?: IsolationSettings | undefined;
+  /** The 2026-07-28 era (refused with --session-isolation). */
+  readonly modern: ModernEndpoint;
 }
 
 /** The node:http request listener. */
@@ -129,6 +135,12 @@ async function postMessage(
   if (parsed === undefined) return;
   let session = existing;
   if (session === undefined) {
+    if (
+      !isInitialize(parsed.value) &&
+      (await context.modern.claims(toWebRequest(req, url), parsed.value))
+    ) {
+      return modernPost(context, req, res, url, parsed.value);
+    }
     if (!isInitialize(parsed.value)) {
       reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       return;
@@ -159,6 +171,26 @@ async function postMessage(
   } finally {
     end();
   }
+}
+
+/** A 2026-07-28 POST: to the modern endpoint, answered as Accept asks (R8A) unless it streams. */
+async function modernPost(
+  context: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  body: unknown,
+): Promise<void> {
+  const response = await context.modern.handle(
+    toWebRequest(req, url, { accept: SDK_ACCEPT }),
+    body,
+  );
+  // subscriptions/listen is a stream by nature: it is never collapsed.
+  const answer =
+    prefersSse(header(req, 'accept')) || methodOf(body) === 'subscriptions/listen'
+      ? response
+      : await collapseToJson(response, clientGone(res));
+  await writeWebResponse(answer, res);
 }
 
 /** A new Streamable session for an initialize POST; undefined (answered 503) when full. */

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
+import { createModernEndpoint } from '../../mcp/http/modern-endpoint.js';
 import type { IsolationSettings } from '../../mcp/http/session-backend.js';
 import type { Runtime } from '../../runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
@@ -59,22 +60,30 @@ export async function startHttpServer(
   const logger = options.logger ?? runtime.logger;
   const sessions = new SessionTable(options.sessionLimits ?? DEFAULT_SESSION_LIMITS, logger);
   let port = options.port;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const modern = createModernEndpoint(runtime, {
+    maxBodyBytes,
+    // Isolation gives every client a process of its own, which a sessionless era cannot have.
+    refuse: options.isolation !== undefined,
+  });
   const server = createServer(
     requestHandler({
       runtime,
       logger,
       sessions,
       policy: () => ({ bindHost: options.host, port, token: options.token }),
-      maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+      maxBodyBytes,
       echo: options.echo,
       eventStoreLimits: options.eventStoreLimits,
       isolation: options.isolation,
+      modern,
     }),
   );
   try {
     await listen(server, options.host, options.port);
   } catch (error) {
     await sessions.closeAll();
+    await modern.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -88,6 +97,7 @@ export async function startHttpServer(
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         await sessions.closeAll();
+        await modern.close();
         // Idle keep-alive connections, and any answer still being written, go too.
         server.closeAllConnections();
         await closed;
