@@ -2,9 +2,13 @@
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios)
 # against ahma-shell over Streamable HTTP (SPEC §6): starts the built
 #   ahma-shell --mode http --http-host 127.0.0.1 --http-port 0 --sandbox-scope <a temp dir>
-# reads the URL from its `listening on http://HOST:PORT/mcp` line on stderr, runs the active suite
-# at the 2025-11-25 revision with the baseline conformance/expected-failures.yml, then stops the
-# server with SIGTERM and checks that it (and its process group) is gone.
+# reads the URL from its `listening on http://HOST:PORT/mcp` line on stderr, runs the scenarios of
+# one protocol era with its baseline, then stops the server with SIGTERM and checks that it (and its
+# process group) is gone. CONFORMANCE_CHECK_ERA chooses the era:
+#   2025 (default)  the active suite at 2025-11-25, baseline conformance/expected-failures.yml
+#   2026            the whole suite at 2026-07-28 and every scenario of the SEP-2663 tasks extension,
+#                   baseline conformance/expected-failures-2026-07-28.yml; the server serves the
+#                   fixture tools of test/fixtures/conformance-tools with --inline-wait 0
 #
 # The suite needs Node >= 22 (it imports fs.globSync); ahma-shell targets Node 20. The pinned
 # Node 22 and the suite are installed by node22.sh into a cache directory this script creates
@@ -22,9 +26,10 @@
 set -euo pipefail
 
 CONFORMANCE_VERSION=0.2.0-alpha.12
-# The revision the scenarios run at: SDK 1.32.2 speaks up to 2025-11-25. Without it the suite runs
-# scenarios that also apply to the stateless 2026-07-28 draft at that wire version.
-SPEC_VERSION=2025-11-25
+# The SEP-2663 scenarios: the suite runs an extension's scenarios only when named.
+TASK_SCENARIOS=(tasks-lifecycle tasks-capability-negotiation tasks-wire-fields
+  tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope
+  tasks-status-notifications tasks-required-task-error tasks-mrtr-composition)
 SKIP=77
 START_TIMEOUT_S=30
 RUN_TIMEOUT_S=600
@@ -35,8 +40,25 @@ package_dir=$(dirname "$here")
 server_bin="$package_dir/bin/ahma-shell.js"
 server_node=${CONFORMANCE_CHECK_SERVER_NODE:-$(command -v node)}
 cache=${CONFORMANCE_CHECK_CACHE:-${TMPDIR:-/tmp}/ahma-conformance-cache}
-baseline=${CONFORMANCE_CHECK_BASELINE:-$package_dir/conformance/expected-failures.yml}
 server_cmd=${CONFORMANCE_CHECK_SERVER_CMD:-}
+era=${CONFORMANCE_CHECK_ERA:-2025}
+case "$era" in
+  2025)
+    # The revision the scenarios run at: without it the suite also runs the scenarios of the
+    # stateless 2026-07-28 revision, at that wire version (the 2026 run below covers them).
+    runs=("--suite active --spec-version 2025-11-25")
+    default_baseline=expected-failures.yml
+    server_args=()
+    ;;
+  2026)
+    runs=("--suite all --spec-version 2026-07-28")
+    for scenario in "${TASK_SCENARIOS[@]}"; do runs+=("--scenario $scenario"); done
+    default_baseline=expected-failures-2026-07-28.yml
+    server_args=(--tools-dir "$package_dir/test/fixtures/conformance-tools" --inline-wait 0)
+    ;;
+  *) echo "conformance-check: CONFORMANCE_CHECK_ERA must be 2025 or 2026, not $era" >&2 && exit 1 ;;
+esac
+baseline=${CONFORMANCE_CHECK_BASELINE:-$package_dir/conformance/$default_baseline}
 
 fail() {
   echo "conformance-check: FAILED: $*" >&2
@@ -111,7 +133,7 @@ if [[ -n "$server_cmd" ]]; then
     fail "the server exited before printing its URL ($server_desc)"
   }
 else
-  ahma=("$server_node" "$server_bin" --mode http --http-host 127.0.0.1)
+  ahma=("$server_node" "$server_bin" --mode http --http-host 127.0.0.1 "${server_args[@]}")
   server_desc="${ahma[*]} --http-port 0 --sandbox-scope $scope"
   if ! start_server "${ahma[@]}" --http-port 0 --sandbox-scope "$scope"; then
     cat "$work/server.err" >&2
@@ -136,17 +158,25 @@ conformance_version=$("$node22" "$conformance" --version)
 
 echo "conformance-check: @modelcontextprotocol/conformance $conformance_version on Node $("$node22" --version)"
 echo "conformance-check: server: $server_desc"
-echo "conformance-check: server scenarios (active suite, --spec-version $SPEC_VERSION) against $url"
+echo "conformance-check: server scenarios of the $era era against $url"
 echo "conformance-check: baseline $baseline"
 
 # The suite runs in the work directory, each scenario's checks saved in results/. Its report always
-# has ANSI colours: they are stripped so it can be read back.
-set +e
-(cd "$work" && HOME="$work/home" timeout "$RUN_TIMEOUT_S" \
-  "$node22" "$conformance" server --url "$url" --suite active --spec-version "$SPEC_VERSION" \
-  --expected-failures "$baseline" --output-dir "$work/results") >"$work/report.raw" 2>&1
-status=$?
-set -e
+# has ANSI colours: they are stripped so it can be read back. Every run is judged by the baseline;
+# the first that fails decides the status.
+status=0
+: >"$work/report.raw"
+for run in "${runs[@]}"; do
+  echo "=== conformance server ${run}" >>"$work/report.raw"
+  set +e
+  # shellcheck disable=SC2086 # each run is a few words of options, split on purpose
+  (cd "$work" && HOME="$work/home" timeout "$RUN_TIMEOUT_S" \
+    "$node22" "$conformance" server --url "$url" $run \
+    --expected-failures "$baseline" --output-dir "$work/results") >>"$work/report.raw" 2>&1
+  run_status=$?
+  set -e
+  ((status != 0)) || status=$run_status
+done
 sed 's/\x1b\[[0-9;]*m//g' "$work/report.raw" >"$work/report.txt"
 cat "$work/report.txt"
 
@@ -174,7 +204,9 @@ if ((!server_alive)); then
 fi
 # Scenarios: the `✓ name: …`/`✗ name: …` lines of the summary. Expected failures: the scenarios
 # named by the report's `  ~ scenario[:check]` lines (a scenario may have several baselined checks).
-scenarios=$(sed -n '/^=== SUMMARY ===$/,$p' "$work/report.txt" | grep -cE '^(✓|✗) ') || true
+# A run of one named scenario prints no summary: it counts as one.
+scenarios=$(sed -n '/^=== SUMMARY ===$/,/^Total: /p' "$work/report.txt" | grep -cE '^(✓|✗) ') || true
+scenarios=$((scenarios + ${#runs[@]} - 1))
 expected=$(sed -n '/^Expected failures (in baseline):$/,/^$/p' "$work/report.txt" |
   sed -n 's/^  ~ \([^:]*\).*/\1/p' | sort -u | wc -l)
 if ((status != 0)); then
