@@ -75,7 +75,7 @@ describe('MCP conformance suite', () => {
   );
 
   it(
-    'SPEC §12: the suite's 2026-07-28 scenarios and every SEP-2663 tasks scenario pass, but for the baselined checks',
+    'SPEC §12: the 2026-07-28 scenarios of the suite and every SEP-2663 tasks scenario pass, but for the baselined checks',
     async (context) => {
       const result = await e2e.runCommand('bash', [SCRIPT], {
         env: { ...childEnv(), CONFORMANCE_CHECK_ERA: '2026' },
@@ -88,7 +88,11 @@ describe('MCP conformance suite', () => {
       expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
       for (const scenario of MUST_PASS_2026) expect(result.stdout).toContain(`✓ ${scenario}: `);
       // The tasks scenarios ran, each judged by the baseline (a failure outside it fails the run).
-      for (const scenario of ['tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields']) {
+      for (const scenario of [
+        'tasks-lifecycle',
+        'tasks-capability-negotiation',
+        'tasks-wire-fields',
+      ]) {
         expect(result.stdout).toContain(`=== conformance server --scenario ${scenario}`);
       }
       expect(result.stdout).not.toContain('Unexpected failures');
