@@ -2,7 +2,8 @@
 # Runs the official MCP Inspector CLI against the built ahma-shell over stdio: tools/list, then a
 # sandboxed_shell call (the server runs with --sync so the call returns the command's output), then,
 # without --sync, an async call that answers inline and one that asks to block with execution_mode
-# (SPEC §3: a one-shot client like the Inspector CLI gets the result in the call's response).
+# (SPEC §3: a one-shot client like the Inspector CLI gets the result in the call's response), and
+# last the same in the 2026-07-28 era (--protocol-era modern).
 #
 # The Inspector 2.x needs Node >= 22.19; ahma-shell targets Node 20. A pinned Node 22 binary is
 # taken from the npm package node-linux-<arch> and the Inspector is installed next to it (both by
@@ -107,5 +108,25 @@ blocking_output=$(inspect --method tools/call --tool-name sandboxed_shell \
   fail "the execution_mode=Synchronous tools/call exited non-zero"
 }
 grep -q 'blocked-ok' <<<"$blocking_output" || fail "execution_mode=Synchronous did not block for the result: $blocking_output"
+
+# The 2026-07-28 era (SPEC §12): the Inspector opens with server/discover, every request carries
+# the _meta envelope. A command outlasting the inline wait still answers with its output (through
+# a task, or the call kept open), never a `started` whose push this era cannot carry.
+server_flags=(--inline-wait 1)
+echo "inspector-check: --protocol-era modern --method tools/list"
+modern_list=$(inspect --protocol-era modern --method tools/list 2>"$work/modern-list.err") || {
+  cat "$work/modern-list.err" >&2
+  fail "tools/list in the 2026-07-28 era exited non-zero"
+}
+grep -q '"name": "sandboxed_shell"' <<<"$modern_list" || fail "the 2026-07-28 tools/list lacks sandboxed_shell"
+echo "inspector-check: --protocol-era modern sandboxed_shell 'sleep 3; echo modern-ok' (longer than the inline wait)"
+modern_call=$(inspect --protocol-era modern --method tools/call --tool-name sandboxed_shell \
+  --tool-arg "command=sleep 3; echo modern-ok" 2>"$work/modern-call.err") || {
+  cat "$work/modern-call.err" >&2
+  fail "tools/call in the 2026-07-28 era exited non-zero"
+}
+printf '%s\n' "$modern_call"
+grep -q 'modern-ok' <<<"$modern_call" || fail "the 2026-07-28 call did not deliver its output: $modern_call"
+grep -q '"status": "completed"' <<<"$modern_call" || fail "the 2026-07-28 call did not complete"
 
 echo "inspector-check: OK"

@@ -27,6 +27,9 @@ describe('MCP Inspector', () => {
       expect(result.stdout).toContain('"name": "sandboxed_shell"');
       expect(result.stdout).toContain('inspector-ok');
       expect(result.stdout).toMatch(/MCP Inspector 2\.\d+\.\d+ on Node v22\./);
+      // SPEC §12: the 2026-07-28 era gets a long command's output too.
+      expect(result.stdout).toContain('--protocol-era modern');
+      expect(result.stdout).toContain('modern-ok');
       expect(result.stdout).toContain('inspector-check: OK');
       expect(elapsed).toBeLessThan(BUDGET_MS);
     },
