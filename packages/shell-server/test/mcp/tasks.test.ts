@@ -20,7 +20,7 @@ import {
   type Operations,
   type RunningServer,
 } from '../support/harness.js';
-import { httpServer, post, rawSession } from '../support/http.js';
+import { httpBinary, httpServer, post, rawSession } from '../support/http.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -220,7 +220,8 @@ describe('2025-11-25 tasks', () => {
   ])(
     "SPEC §12: over HTTP (%s sessions) a task outlives the request that made it, and is its session's alone",
     async (_mode, args) => {
-      const { url } = await httpServer(e2e, await e2e.scope(), args);
+      // The real binary: only it serves isolated sessions from processes of their own.
+      const { url } = await httpBinary(e2e, await e2e.scope(), args);
       const session = await rawSession(url);
       const ask = async (id: number, method: string, params: object, from = session) => {
         const response = await post(
