@@ -45,6 +45,8 @@ export interface SequenceOptions {
   readonly logName: string;
   /** Called after every step that ran (the audit log). */
   readonly onStep?: (record: StepRecord) => void;
+  /** Every piece of the running step's output, as it comes (progress heartbeats). */
+  readonly onOutput?: ((chunk: Buffer) => void) | undefined;
 }
 
 export async function runSequence(
@@ -142,6 +144,7 @@ async function runStep(
         timeoutMs: prepared.timeoutMs,
         signal,
         logName: `${options.logName}-step${String(index + 1)}`,
+        onOutput: options.onOutput,
       });
     } catch (error) {
       // Refused by the executor (an argument with a NUL byte): the transcript goes on.

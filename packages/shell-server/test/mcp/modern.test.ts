@@ -8,6 +8,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   createTaskSessionFromClient,
   resultFromTaskOutcome,
+  type JsonRpcResponse,
+  type RawClientDispatch,
 } from '@modelcontextprotocol/ext-tasks/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -69,10 +71,7 @@ async function httpTaskClient(url: string) {
   e2e.onCleanup(() => client.close());
   let next = 0;
   // The SDK client's own codec refuses `resultType: "task"`: ext-tasks sends through this.
-  const rawDispatch = async (
-    raw: unknown,
-    options: { signal?: AbortSignal; context?: { headers?: Record<string, string> } } = {},
-  ) => {
+  const rawDispatch: RawClientDispatch = async (raw, options = {}) => {
     const request = raw as { method: string; params?: Record<string, unknown> };
     const headers: Record<string, string> = {
       accept: 'application/json, text/event-stream',
@@ -88,13 +87,13 @@ async function httpTaskClient(url: string) {
       body: JSON.stringify({ jsonrpc: '2.0', id: `raw-${String(++next)}`, ...request }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    const message = (await response.json()) as {
-      result?: Record<string, unknown>;
-      error?: { code: number; message: string };
-    };
-    return message.error === undefined
-      ? { kind: 'result' as const, result: message.result ?? {} }
-      : { kind: 'error' as const, error: message.error };
+    const message = (await response.json()) as Record<string, unknown>;
+    // The JSON-RPC response, as the port's shape: its result, or its error.
+    return (
+      'error' in message
+        ? { kind: 'error', error: message['error'] }
+        : { kind: 'result', result: message['result'] ?? {} }
+    ) as JsonRpcResponse;
   };
   const session = createTaskSessionFromClient(client, {
     endpointId: 'ahma',

@@ -250,4 +250,55 @@ describe('2025-11-25 tasks', () => {
       expect((await ask(4, 'tasks/get', { taskId })).result).toMatchObject({ status: 'completed' });
     },
   );
+
+  it('SPEC §12: over HTTP a task outlives a dropped stream: the client leaves in the middle of tasks/result, the command runs on, and a new tasks/result gets its output', async () => {
+    const { url } = await httpServer(e2e, await e2e.scope());
+    const session = await rawSession(url);
+    const headers = { 'mcp-session-id': session };
+    const marker = uniqueMarker();
+    const created = await post(
+      url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'sandboxed_shell',
+          // exec -a: the process's name carries the marker.
+          arguments: { command: `(exec -a ${marker} sleep 1.5); echo survived` },
+          task: {},
+        },
+      },
+      { accept: 'application/json', ...headers },
+    );
+    const { result } = (await created.json()) as { result: { task: Task } };
+    const { taskId } = result.task;
+    // tasks/result as an SSE stream, dropped while it waits.
+    const leaving = new AbortController();
+    const dropped = fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream, application/json',
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId } }),
+      signal: leaving.signal,
+    });
+    await waitFor(async () => (await processesMatching(marker)).length > 0, 'the command to run');
+    leaving.abort();
+    await expect(dropped.then((response) => response.text())).rejects.toThrow();
+    expect((await processesMatching(marker)).length).toBeGreaterThan(0);
+    const again = await post(
+      url,
+      { jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId } },
+      { accept: 'application/json', ...headers },
+    );
+    const answer = (await again.json()) as { result?: { structuredContent?: object } };
+    expect(answer.result?.structuredContent).toMatchObject({
+      operation_id: taskId,
+      status: 'completed',
+      output: 'survived\n',
+    });
+  });
 });

@@ -9,6 +9,7 @@ import {
   type StepRecord,
 } from '@ahma/core';
 import { audit } from '../../calls/audit.js';
+import { LastLine } from '../../calls/last-line.js';
 import { blocks, runOperation, type CallContext } from '../../calls/operation-runner.js';
 import { isRefusal, refusing, type ToolContext, type ToolOutcome } from './tool.js';
 
@@ -36,6 +37,8 @@ export async function runSequenceTool(
       ? timeout
       : (loaded.leaf.timeoutSeconds ?? context.defaultTimeoutSeconds);
   const auditLog = { logger: context.logger, scope: engine.sandbox.scope };
+  // The running step's last line, for the heartbeats of a call kept open.
+  const output = new LastLine();
   const snapshot = await runOperation(
     context,
     loaded.name,
@@ -47,6 +50,7 @@ export async function runSequenceTool(
         timeoutMs: timeoutSeconds * 1000,
         signal,
         logName: id,
+        onOutput: (chunk) => output.push(chunk),
         onStep: (step: StepRecord) =>
           audit(auditLog, {
             operation: id,
@@ -63,6 +67,7 @@ export async function runSequenceTool(
           }),
       }),
     call,
+    () => output.line,
   );
   return { kind: 'operation', snapshot };
 }

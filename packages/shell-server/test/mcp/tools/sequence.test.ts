@@ -108,6 +108,21 @@ describe('sequences', () => {
     }
   });
 
+  it("SPEC §12: a sequence kept open sends heartbeats with the running step's last output line", async () => {
+    const scope = await scopeWith([
+      sequenceTool('building', [shellStep('echo fetched'), shellStep('echo compiling; sleep 1.5')]),
+    ]);
+    const server = await e2e.inProcess({
+      ...scope,
+      env: { ...scope.env, AHMA_TEST_HEARTBEAT_MS: '100' },
+    });
+    const result = await server.call('building', {}, { progress: true });
+    expect(result.isError).toBe(false);
+    expect(server.progress.map((p) => p.message)).toContainEqual(
+      expect.stringMatching(/running for \d+ s; last output: compiling$/),
+    );
+  });
+
   it('R6.2: the first failing step stops the sequence; the result is isError with every step', async () => {
     const scope = await scopeWith([
       sequenceTool('stops', [
