@@ -318,4 +318,14 @@ describe('SEP-2663 tasks over HTTP with @modelcontextprotocol/ext-tasks', () => 
     e2e.onCleanup(() => client.close());
     expect(client.getProtocolEra()).toBe('legacy');
   });
+
+  it('R8B: with --log-to-stderr the 2026-07-28 traffic is echoed: the request, and its JSON answer', async () => {
+    const { url, stderr } = await httpServer(e2e, await e2e.scope(), ['--log-to-stderr']);
+    await rawModern(url, 7, 'server/discover', {});
+    const echoed = stderr();
+    expect(echoed).toMatch(
+      /→ STDIN: \{\n {2}"jsonrpc": "2.0",\n {2}"id": 7,\n {2}"method": "server\/discover"/,
+    );
+    expect(echoed).toMatch(/← STDOUT: \{[\s\S]*"supportedVersions": \[\n\s+"2026-07-28"/);
+  });
 });

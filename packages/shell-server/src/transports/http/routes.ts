@@ -13,7 +13,7 @@
 //   to everything (R8D.13).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { TrafficEcho } from '../../mcp/http/echo.js';
+import { echo, type TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
 import { methodOf, type ModernEndpoint } from '../../mcp/http/modern-endpoint.js';
 import type { IsolationSettings } from '../../mcp/http/session-backend.js';
@@ -181,6 +181,7 @@ async function modernPost(
   url: URL,
   body: unknown,
 ): Promise<void> {
+  echo(context.echo, 'in', body);
   const response = await context.modern.handle(
     toWebRequest(req, url, { accept: SDK_ACCEPT }),
     body,
@@ -190,8 +191,17 @@ async function modernPost(
     prefersSse(header(req, 'accept')) || methodOf(body) === 'subscriptions/listen'
       ? response
       : await collapseToJson(response, clientGone(res));
+  // R8B: a JSON answer is echoed whole (a stream's messages are not: the era has no session
+  // transport to watch them on).
+  if (context.echo !== undefined && isJson(answer)) {
+    const message = (await answer.clone().json()) as object;
+    echo(context.echo, 'error' in message ? 'error' : 'out', message);
+  }
   await writeWebResponse(answer, res);
 }
+
+const isJson = (response: Response) =>
+  response.headers.get('content-type')?.startsWith('application/json') === true;
 
 /** A new Streamable session for an initialize POST; undefined (answered 503) when full. */
 async function openSession(
