@@ -1,0 +1,161 @@
+// The MCP SDK's OAuthClientProvider for Ahma (R14): the SDK does the OAuth 2.1 work — discovery of
+// the protected-resource and authorization-server metadata, dynamic client registration, PKCE,
+// the code exchange, refresh on a 401 — and asks this object for what it keeps: the client, the
+// tokens (in the token file), the PKCE verifier and `state` (in memory, for one login), and where
+// the user goes to authorize (the localhost callback server is listening before they are told).
+import { randomBytes } from 'node:crypto';
+import type {
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { CALLBACK_PATH, startCallbackServer, type CallbackServer } from './callback.js';
+import type { TokenStore } from './token-store.js';
+
+export interface ProviderOptions {
+  readonly server: URL;
+  readonly store: TokenStore;
+  /** The localhost port of the redirect URI (R14.5); it must be free when a login starts. */
+  readonly callbackPort: number;
+  /** A client registered beforehand (else one is registered dynamically, when the server allows). */
+  readonly clientId?: string | undefined;
+  readonly clientSecret?: string | undefined;
+  /** How long a login waits for the user. */
+  readonly authorizationTimeoutMs: number;
+  /** Tells the user where to authorize (the callback server is already listening). */
+  readonly onAuthorizationUrl: (url: URL) => void | Promise<void>;
+}
+
+export class AhmaOAuthProvider implements OAuthClientProvider {
+  readonly #options: ProviderOptions;
+  #state: string | undefined;
+  #verifier: string | undefined;
+  #discovery: OAuthDiscoveryState | undefined;
+  #callback: CallbackServer | undefined;
+  #code: Promise<string> | undefined;
+
+  constructor(options: ProviderOptions) {
+    this.#options = options;
+  }
+
+  get redirectUrl(): string {
+    return `http://localhost:${String(this.#options.callbackPort)}${CALLBACK_PATH}`;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Ahma',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method:
+        this.#options.clientSecret === undefined ? 'none' : 'client_secret_post',
+    };
+  }
+
+  state(): string {
+    this.#state = randomBytes(24).toString('base64url');
+    return this.#state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const { clientId, clientSecret } = this.#options;
+    if (clientId !== undefined) {
+      return {
+        client_id: clientId,
+        ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
+      };
+    }
+    const { client } = await this.#options.store.get(this.#options.server);
+    // A client registered for another callback port would be refused the redirect: register anew.
+    const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+    if (Array.isArray(uris) && !uris.includes(this.redirectUrl)) return undefined;
+    return client;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    if (this.#options.clientId !== undefined) return; // configured, not ours to keep
+    await this.#options.store.update(this.#options.server, (kept) => ({ ...kept, client }));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.#options.store.get(this.#options.server)).tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.#options.store.update(this.#options.server, (kept) => ({
+      ...kept,
+      tokens,
+      savedAt: Date.now(),
+    }));
+  }
+
+  /** Listens for the callback, then tells the user; the login is awaited with authorizationCode(). */
+  async redirectToAuthorization(url: URL): Promise<void> {
+    const state = url.searchParams.get('state') ?? this.#state;
+    if (state === undefined) throw new Error('the authorization URL carries no state');
+    this.#callback ??= await startCallbackServer(this.#options.callbackPort);
+    this.#code = this.#callback.code(state, this.#options.authorizationTimeoutMs);
+    this.#code.catch(() => undefined); // awaited by authorizationCode(); never unhandled
+    await this.#options.onAuthorizationUrl(url);
+  }
+
+  /** Whether a login was started (redirectToAuthorization) and not yet completed. */
+  get authorizing(): boolean {
+    return this.#code !== undefined;
+  }
+
+  /** The code of the login in progress; the callback server stops once it came (or failed). */
+  async authorizationCode(): Promise<string> {
+    const pending = this.#code;
+    if (pending === undefined) throw new Error('no authorization was started');
+    try {
+      return await pending;
+    } finally {
+      this.#code = undefined;
+      await this.close();
+    }
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (this.#verifier === undefined) throw new Error('no PKCE code verifier was saved');
+    return this.#verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery;
+  }
+
+  /** What the SDK found no longer valid (a refresh refused, a client unknown): forgotten. */
+  async invalidateCredentials(
+    scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery',
+  ): Promise<void> {
+    if (scope === 'all' || scope === 'verifier') this.#verifier = undefined;
+    if (scope === 'all' || scope === 'discovery') this.#discovery = undefined;
+    if (scope === 'verifier' || scope === 'discovery') return;
+    await this.#options.store.update(this.#options.server, (kept) => ({
+      ...kept,
+      ...(scope === 'all' || scope === 'tokens' ? { tokens: undefined, savedAt: undefined } : {}),
+      ...(scope === 'all' || scope === 'client' ? { client: undefined } : {}),
+    }));
+  }
+
+  /** Stops listening for a callback. */
+  async close(): Promise<void> {
+    const callback = this.#callback;
+    this.#callback = undefined;
+    await callback?.close();
+  }
+}
