@@ -1,11 +1,13 @@
-// Connects a real MCP Client to one server (a stdio command or a Streamable HTTP URL), lists all its
-// tools (following nextCursor) and closes. The only module of this package that uses the MCP SDK.
+// Connects a real MCP Client to one server (a stdio command or a Streamable HTTP URL, logging in with
+// OAuth when it asks: @ahma/remote), lists all its tools (following nextCursor) and closes. The only
+// module of this package that uses the MCP SDK.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
@@ -17,12 +19,22 @@ import type {
   JsonSchemaValidator,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/sdk/validation/types.js';
+import {
+  AuthorizationFailed,
+  connectHttp,
+  TokenFileError,
+  type HttpConnectOptions,
+} from '@ahma/remote';
 import packageJson from '../package.json' with { type: 'json' };
 import { ListToolsError, messageOf, networkCause, schemaIssues } from './errors.js';
 
 /** The server to list: a command that speaks MCP over stdio, or a Streamable HTTP endpoint. */
 export type ListTarget =
-  { kind: 'stdio'; command: string; args: readonly string[] } | { kind: 'http'; url: URL };
+  | { kind: 'stdio'; command: string; args: readonly string[] }
+  | { kind: 'http'; url: URL; auth: HttpAuth };
+
+/** How an HTTP server that asks for OAuth is logged in to (everything but the URL). */
+export type HttpAuth = Omit<HttpConnectOptions, 'url' | 'request'>;
 
 export interface ListOptions {
   /** Bound on connecting and listing together; the server is then stopped or disconnected. */
@@ -55,10 +67,13 @@ export async function listServerTools(
   target: ListTarget,
   options: ListOptions,
 ): Promise<ServerListing> {
-  const client = new Client(
-    { name: 'ahma-list-tools', version: packageJson.version },
-    { capabilities: {}, jsonSchemaValidator: skipOutputValidation },
-  );
+  const newClient = () =>
+    new Client(
+      { name: 'ahma-list-tools', version: packageJson.version },
+      { capabilities: {}, jsonSchemaValidator: skipOutputValidation },
+    );
+  if (target.kind === 'http') return listHttpTools(target, newClient, options);
+  const client = newClient();
   const stderr = textTail(STDERR_TAIL_CHARS);
   const transport = createTransport(target, stderr.add);
   const context: FailureContext = {
@@ -98,6 +113,49 @@ export async function listServerTools(
     await disconnect(client, transport, abort.signal.aborted);
   }
   throw toListToolsError(failure, { ...context, timedOut: abort.signal.aborted });
+}
+
+/**
+ * An HTTP server: connected through @ahma/remote, which logs in when the server asks (the user's
+ * time to authorize is not counted in --timeout: each request is bounded by it instead).
+ */
+async function listHttpTools(
+  target: Extract<ListTarget, { kind: 'http' }>,
+  newClient: () => Client,
+  options: ListOptions,
+): Promise<ServerListing> {
+  const context: FailureContext = {
+    target,
+    phase: 'connect',
+    stderr: textTail(0),
+    timeoutMs: options.timeoutMs,
+  };
+  const request: RequestOptions = { timeout: options.timeoutMs };
+  let connection;
+  try {
+    connection = await connectHttp(newClient, { ...target.auth, url: target.url, request });
+  } catch (error) {
+    throw toListToolsError(error, context);
+  }
+  const { client, transport } = connection;
+  client.onerror = (error) => {
+    context.transportError ??= error;
+  };
+  context.phase = 'list';
+  try {
+    const tools = await listAllTools(client, request);
+    const listing: ServerListing = {
+      server: client.getServerVersion() ?? { name: 'unknown', version: '' },
+      tools,
+    };
+    const instructions = client.getInstructions();
+    if (instructions !== undefined) listing.instructions = instructions;
+    return listing;
+  } catch (error) {
+    throw toListToolsError(error, context);
+  } finally {
+    await disconnect(client, transport, false);
+  }
 }
 
 /** The command line or URL, as the user would recognise it in a message. */
@@ -141,10 +199,9 @@ async function listAllTools(client: Client, request: RequestOptions): Promise<To
 }
 
 function createTransport(
-  target: ListTarget,
+  target: Extract<ListTarget, { kind: 'stdio' }>,
   onStderr: (text: string) => void,
-): StdioClientTransport | StreamableHTTPClientTransport {
-  if (target.kind === 'http') return new StreamableHTTPClientTransport(target.url);
+): StdioClientTransport {
   const transport = new StdioClientTransport({
     command: target.command,
     args: [...target.args],
@@ -240,10 +297,17 @@ function httpFailure(error: unknown, context: FailureContext, fail: Fail): ListT
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
     return fail(
       'UNAUTHORIZED',
-      `the server requires authorization (HTTP ${error.code}), and this version of ahma-list-tools ` +
-        'does not support OAuth. If the server can run locally, list it over stdio instead: ' +
-        'ahma-list-tools -- CMD ARGS…',
+      `the server refused the authorization (HTTP ${error.code}); log in again after ` +
+        `ahma-list-tools --logout ${describeTarget(context.target)}`,
     );
+  }
+  if (error instanceof AuthorizationFailed || error instanceof TokenFileError) {
+    return fail('UNAUTHORIZED', error.message);
+  }
+  if (error instanceof OAuthError) {
+    // The SDK's OAuth flow failed: discovery, registration, the code exchange or a refresh.
+    const said = [error.errorCode, error.message].filter((part) => part !== '').join(': ');
+    return fail('UNAUTHORIZED', `logging in to the server failed: ${oneLine(said)}`);
   }
   if (error instanceof Error && error.name === 'UnauthorizedError') {
     return fail('UNAUTHORIZED', `the server requires authorization: ${messageOf(error)}`);

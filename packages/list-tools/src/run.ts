@@ -1,9 +1,11 @@
 // ahma-list-tools [--format text|json] [--timeout SECONDS] (-- CMD ARGS… | --http URL): connects to
-// any MCP server and prints its tools and their parameters. Exit 0 listed, 1 the server could not be
+// any MCP server (logging in with OAuth when an HTTP server asks) and prints its tools and their
+// parameters; --logout URL forgets a server's tokens. Exit 0 listed, 1 the server could not be
 // started, reached or listed, 2 usage error.
 import { parseArgs } from 'node:util';
+import { DEFAULT_CALLBACK_PORT, TokenStore, defaultTokenPath, openBrowser } from '@ahma/remote';
 import packageJson from '../package.json' with { type: 'json' };
-import { describeTarget, listServerTools, type ListTarget } from './connect.js';
+import { listServerTools, type HttpAuth, type ListTarget } from './connect.js';
 import { ListToolsError } from './errors.js';
 import { renderJson, renderText } from './render.js';
 
@@ -18,10 +20,14 @@ export interface Output {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
+/** How long a login waits for the user to authorize in the browser. */
+const AUTHORIZATION_TIMEOUT_MS = 5 * 60_000;
+const CLIENT_SECRET_VARIABLE = 'AHMA_OAUTH_CLIENT_SECRET';
 // setTimeout's limit (2^31 - 1 ms); a longer delay would fire at once.
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
 const USAGE = `Usage: ahma-list-tools [--format text|json] [--timeout SECONDS] (-- CMD ARGS… | --http URL)
+       ahma-list-tools --logout URL
 
 Connects to an MCP server, lists all its tools and prints each with its parameters.
 
@@ -29,18 +35,31 @@ Server (exactly one):
   -- CMD ARGS…        start CMD as a stdio MCP server (it inherits the environment and working
                       directory; its stderr is shown only if it fails)
   --http URL          connect to a Streamable HTTP MCP endpoint, e.g. http://127.0.0.1:3001/mcp
-                      No OAuth in this version: a server that answers 401 cannot be listed.
+                      A server that asks for OAuth is logged in to: the browser opens (or the URL
+                      is printed) and the login comes back to http://localhost:PORT/callback.
+
+OAuth (--http):
+  --callback-port PORT  the localhost port of the login's callback (default: ${DEFAULT_CALLBACK_PORT})
+  --client-id ID      a client registered with the server's authorization server (its secret, if
+                      any, from ${CLIENT_SECRET_VARIABLE}); default: registered dynamically
+  --no-browser        only print the login URL
+  --logout URL        forget the tokens and client kept for URL, and exit
+  Tokens are kept in $TMPDIR/mcp_http_token.json (mode 0600), or at AHMA_HTTP_CLIENT_TOKEN_PATH.
 
 Options:
   --format text|json  output format (default: text)
-  --timeout SECONDS   limit for connecting and listing together (default: ${DEFAULT_TIMEOUT_SECONDS})
+  --timeout SECONDS   limit for connecting and listing (each request, when logging in) (default: ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          show this help
   -v, --version       show the version
 
 Exit status: 0 listed, 1 the server could not be started, reached or listed, 2 usage error.
 `;
 
-export async function runListTools(argv: readonly string[], output: Output): Promise<number> {
+export async function runListTools(
+  argv: readonly string[],
+  output: Output,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -52,6 +71,10 @@ export async function runListTools(argv: readonly string[], output: Output): Pro
         format: { type: 'string', default: 'text' },
         timeout: { type: 'string', default: String(DEFAULT_TIMEOUT_SECONDS) },
         http: { type: 'string' },
+        'callback-port': { type: 'string', default: String(DEFAULT_CALLBACK_PORT) },
+        'client-id': { type: 'string' },
+        'no-browser': { type: 'boolean' },
+        logout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -93,7 +116,47 @@ export async function runListTools(argv: readonly string[], output: Output): Pro
     );
   }
 
-  const target = parseTarget(values.http, terminator === undefined ? undefined : positionals);
+  const store = new TokenStore(defaultTokenPath(env));
+  if (values.logout !== undefined) {
+    const url = httpUrl('--logout', values.logout);
+    if (typeof url === 'string') return usageError(output, url);
+    try {
+      const forgot = await store.forget(url);
+      output.stdout(
+        forgot
+          ? `Forgot the tokens of ${url.href} (in ${store.path}).\n`
+          : `No tokens were kept for ${url.href} (in ${store.path}).\n`,
+      );
+      return EXIT_OK;
+    } catch (error) {
+      output.stderr(`ahma-list-tools: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_FAILED;
+    }
+  }
+  const port = Number(values['callback-port']);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    return usageError(
+      output,
+      `--callback-port must be a port number, not "${values['callback-port']}"`,
+    );
+  }
+  const secret = env[CLIENT_SECRET_VARIABLE];
+  const auth: HttpAuth = {
+    store,
+    callbackPort: port,
+    clientId: values['client-id'],
+    clientSecret: secret === '' ? undefined : secret,
+    authorizationTimeoutMs: AUTHORIZATION_TIMEOUT_MS,
+    onAuthorizationUrl: async (url) => {
+      const opened = values['no-browser'] !== true && (await openBrowser(url.href));
+      output.stderr(
+        `ahma-list-tools: the server asks you to log in. ${opened ? 'Your browser was opened at' : 'Open'} this URL${opened ? '; if it did not show, open it yourself' : ''}:\n  ${url.href}\n` +
+          `Waiting for the login to come back to http://localhost:${String(port)}/callback …\n`,
+      );
+    },
+  };
+
+  const target = parseTarget(values.http, terminator === undefined ? undefined : positionals, auth);
   if (typeof target === 'string') return usageError(output, target);
 
   try {
@@ -111,6 +174,7 @@ export async function runListTools(argv: readonly string[], output: Output): Pro
 function parseTarget(
   http: string | undefined,
   command: readonly string[] | undefined,
+  auth: HttpAuth,
 ): ListTarget | string {
   if (http !== undefined && command !== undefined) {
     return 'give either --http URL or -- CMD ARGS…, not both';
@@ -121,16 +185,24 @@ function parseTarget(
     return { kind: 'stdio', command: name, args };
   }
   if (http === undefined) return 'no server: give -- CMD ARGS… or --http URL';
+  const url = httpUrl('--http', http);
+  return typeof url === 'string' ? url : { kind: 'http', url, auth };
+}
+
+/** An absolute http(s) URL given to `option`, or why it is not one. */
+function httpUrl(option: string, text: string): URL | string {
   let url: URL;
   try {
-    url = new URL(http);
+    url = new URL(text);
   } catch {
-    return `--http needs an absolute URL such as http://127.0.0.1:3001/mcp, not "${http}"`;
+    return `${option} needs an absolute URL such as http://127.0.0.1:3001/mcp, not "${text}"`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return `--http needs an http: or https: URL, not "${describeTarget({ kind: 'http', url })}"`;
+    const shown = new URL(url.href);
+    if (shown.password !== '') shown.password = '***';
+    return `${option} needs an http: or https: URL, not "${shown.href}"`;
   }
-  return { kind: 'http', url };
+  return url;
 }
 
 function usageError(output: Output, message: string): number {

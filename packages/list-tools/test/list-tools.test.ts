@@ -484,13 +484,19 @@ describe('ahma-list-tools failures', () => {
     });
     afterAll(() => new Promise((resolve) => server?.close(resolve)));
 
-    it('R6.10: → exit 1 saying OAuth is not supported and what to do instead', async () => {
-      const run = await listTools(['--http', url]);
+    it('R14: → exit 1 when logging in fails (this server publishes no OAuth metadata), naming the server and the cause', async () => {
+      const run = await listTools([
+        '--http',
+        url,
+        '--no-browser',
+        '--callback-port',
+        String(await freePort()),
+      ]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toBe(
-        `ahma-list-tools: ${url}: the server requires authorization (HTTP 401), and this version ` +
-          'of ahma-list-tools does not support OAuth. If the server can run locally, list it over ' +
-          'stdio instead: ahma-list-tools -- CMD ARGS…\n',
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(
+        // Its registration endpoint answers like its MCP endpoint: 401 invalid_token.
+        new RegExp(`^ahma-list-tools: ${url}: logging in to the server failed: invalid_token`),
       );
     });
   });
@@ -508,6 +514,12 @@ describe('ahma-list-tools usage', () => {
     ['a relative --http URL', ['--http', 'localhost/mcp'], '--http needs an absolute URL'],
     ['a non-HTTP URL', ['--http', 'ftp://example.com/mcp'], '--http needs an http: or https: URL'],
     ['an unknown option', ['--oauth', '--', 'node'], "Unknown option '--oauth'"],
+    [
+      'a bad --callback-port',
+      ['--callback-port', '0', '--http', 'http://127.0.0.1:1/mcp'],
+      '--callback-port must be a port number',
+    ],
+    ['a relative --logout URL', ['--logout', 'localhost/mcp'], '--logout needs an absolute URL'],
   ])('R6.10: %s → exit 2 with the usage', async (_case, args, message) => {
     const run = await listTools(args);
     expect(run.code).toBe(2);
@@ -516,11 +528,19 @@ describe('ahma-list-tools usage', () => {
     expect(run.stderr).toContain('\nUsage: ahma-list-tools [--format text|json]');
   });
 
-  it('R6.10: --help prints the usage, saying OAuth is not supported yet; --version the version', async () => {
+  it('R6.10: --help prints the usage with the OAuth options; --version the version', async () => {
     const help = await listTools(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: ahma-list-tools /);
-    expect(help.stdout).toContain('No OAuth in this version');
+    for (const option of [
+      '--callback-port PORT',
+      '--client-id ID',
+      '--no-browser',
+      '--logout URL',
+    ]) {
+      expect(help.stdout).toContain(option);
+    }
+    expect(help.stdout).toContain('AHMA_HTTP_CLIENT_TOKEN_PATH');
     expect(help.stdout).toContain('--timeout SECONDS');
     const version = await listTools(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: `${packageJson.version}\n` });
