@@ -1,7 +1,9 @@
-// The OAuth redirect URI (R14.5): an HTTP server on localhost that takes the one callback of an
-// authorization — `code` and `state` — and answers the browser. Checking `state` is ours (the SDK
-// never sees the callback): a callback with another state is refused and the wait goes on, so a
-// stray or forged request cannot end a login.
+// The OAuth redirect URI (R14.5): an HTTP server on localhost taking the callbacks of logins in
+// progress — `code` and `state` — and answering the browser. Several logins (one per remote server)
+// may wait at once on the one port; each is found by its `state`. Checking `state` is ours (the SDK
+// never sees the callback): a callback with a state nobody waits for is refused and changes
+// nothing, so a stray or forged request can neither end a login nor inject a code. The server
+// listens only while a login waits.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,68 +14,41 @@ export class AuthorizationFailed extends Error {
   override readonly name = 'AuthorizationFailed';
 }
 
-export interface CallbackServer {
-  readonly port: number;
-  /** Resolves with the code of the callback carrying `state`; rejects on an error callback. */
-  code(state: string, timeoutMs: number): Promise<string>;
-  close(): Promise<void>;
+interface Waiter {
+  readonly resolve: (code: string) => void;
+  readonly reject: (error: Error) => void;
 }
 
-/** Listens on 127.0.0.1:`port` (0 = any free port). */
-export async function startCallbackServer(port: number): Promise<CallbackServer> {
-  let waiting:
-    { state: string; resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const page = (status: number, text: string) => {
-      res.writeHead(status, {
-        'content-type': 'text/plain; charset=utf-8',
-        'cache-control': 'no-store',
-      });
-      res.end(`${text}\n`);
-    };
-    if (url.pathname !== CALLBACK_PATH) return page(404, 'Not found');
-    const state = url.searchParams.get('state');
-    if (waiting === undefined || state !== waiting.state) {
-      return page(400, 'This authorization response was not expected here (unknown state).');
+export class CallbackListener {
+  readonly port: number;
+  readonly #waiting = new Map<string, Waiter>();
+  #server: Promise<Server> | undefined;
+
+  /** On 127.0.0.1:`port` (0 = any free port, for tests that learn it from `listen`). */
+  constructor(port: number) {
+    this.port = port;
+  }
+
+  /** Listens (if not yet); resolves with the port, or rejects saying why it cannot. */
+  async listen(): Promise<number> {
+    this.#server ??= this.#start();
+    try {
+      return ((await this.#server).address() as AddressInfo).port;
+    } catch (error) {
+      this.#server = undefined;
+      throw error;
     }
-    const error = url.searchParams.get('error');
-    const code = url.searchParams.get('code');
-    const current = waiting;
-    waiting = undefined;
-    if (error !== null || code === null) {
-      const detail = url.searchParams.get('error_description');
-      const reason = `${error ?? 'no code'}${detail === null ? '' : `: ${detail}`}`;
-      page(400, `Authorization failed (${reason}). You can close this window.`);
-      current.reject(new AuthorizationFailed(`the authorization server refused: ${reason}`));
-      return;
-    }
-    page(200, 'Ahma is authorized. You can close this window.');
-    current.resolve(code);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new AuthorizationFailed(
-      code === 'EADDRINUSE'
-        ? `port ${String(port)} for the OAuth callback is in use: free it, or choose another port (--callback-port)`
-        : `cannot listen for the OAuth callback on port ${String(port)}: ${String(error)}`,
-    );
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    code: (state, timeoutMs) =>
-      new Promise<string>((resolve, reject) => {
+  }
+
+  /** The code of the callback carrying `state`; rejects on an error callback or the timeout. */
+  async code(state: string, timeoutMs: number): Promise<string> {
+    await this.listen();
+    try {
+      return await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {
-          waiting = undefined;
           reject(
             new AuthorizationFailed(
-              `no authorization arrived within ${String(Math.round(timeoutMs / 1000))} s`,
+              `no login came back within ${String(Math.round(timeoutMs / 1000))} s`,
             ),
           );
         }, timeoutMs);
@@ -83,12 +58,66 @@ export async function startCallbackServer(port: number): Promise<CallbackServer>
             clearTimeout(timer);
             done(value);
           };
-        waiting = { state, resolve: settle(resolve), reject: settle(reject) };
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+        this.#waiting.set(state, { resolve: settle(resolve), reject: settle(reject) });
+      });
+    } finally {
+      this.#waiting.delete(state);
+      if (this.#waiting.size === 0) await this.close();
+    }
+  }
+
+  /** Stops listening (logins still waiting then wait in vain until their timeout). */
+  async close(): Promise<void> {
+    const starting = this.#server;
+    this.#server = undefined;
+    const server = await starting?.catch(() => undefined);
+    if (server === undefined) return;
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  }
+
+  #start(): Promise<Server> {
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const page = (status: number, text: string) => {
+        res.writeHead(status, {
+          'content-type': 'text/plain; charset=utf-8',
+          'cache-control': 'no-store',
+        });
+        res.end(`${text}\n`);
+      };
+      if (url.pathname !== CALLBACK_PATH) return page(404, 'Not found');
+      const state = url.searchParams.get('state');
+      const waiter = state === null ? undefined : this.#waiting.get(state);
+      if (state === null || waiter === undefined) {
+        return page(400, 'This authorization response was not expected here (unknown state).');
+      }
+      this.#waiting.delete(state);
+      const error = url.searchParams.get('error');
+      const code = url.searchParams.get('code');
+      if (error !== null || code === null) {
+        const detail = url.searchParams.get('error_description');
+        const reason = `${error ?? 'no code'}${detail === null ? '' : `: ${detail}`}`;
+        page(400, `Authorization failed (${reason}). You can close this window.`);
+        waiter.reject(new AuthorizationFailed(`the authorization server refused: ${reason}`));
+        return;
+      }
+      page(200, 'Ahma is authorized. You can close this window.');
+      waiter.resolve(code);
+    });
+    return new Promise<Server>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          new AuthorizationFailed(
+            error.code === 'EADDRINUSE'
+              ? `port ${String(this.port)} for the OAuth callback is in use: free it, or choose another callback port`
+              : `cannot listen for the OAuth callback on port ${String(this.port)}: ${String(error)}`,
+          ),
+        );
+      });
+      server.listen(this.port, '127.0.0.1', () => resolve(server));
+    });
+  }
 }

@@ -13,7 +13,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { CALLBACK_PATH, startCallbackServer, type CallbackServer } from './callback.js';
+import { CALLBACK_PATH, CallbackListener } from './callback.js';
 import type { TokenStore } from './token-store.js';
 
 export interface ProviderOptions {
@@ -26,6 +26,8 @@ export interface ProviderOptions {
   readonly clientSecret?: string | undefined;
   /** How long a login waits for the user. */
   readonly authorizationTimeoutMs: number;
+  /** The callback server, shared by the logins of one process (default: one of its own). */
+  readonly callbacks?: CallbackListener | undefined;
   /** Tells the user where to authorize (the callback server is already listening). */
   readonly onAuthorizationUrl: (url: URL) => void | Promise<void>;
 }
@@ -35,11 +37,12 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   #verifier: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
-  #callback: CallbackServer | undefined;
+  readonly #callbacks: CallbackListener;
   #code: Promise<string> | undefined;
 
   constructor(options: ProviderOptions) {
     this.#options = options;
+    this.#callbacks = options.callbacks ?? new CallbackListener(options.callbackPort);
   }
 
   get redirectUrl(): string {
@@ -98,8 +101,8 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(url: URL): Promise<void> {
     const state = url.searchParams.get('state') ?? this.#state;
     if (state === undefined) throw new Error('the authorization URL carries no state');
-    this.#callback ??= await startCallbackServer(this.#options.callbackPort);
-    this.#code = this.#callback.code(state, this.#options.authorizationTimeoutMs);
+    await this.#callbacks.listen();
+    this.#code = this.#callbacks.code(state, this.#options.authorizationTimeoutMs);
     this.#code.catch(() => undefined); // awaited by authorizationCode(); never unhandled
     await this.#options.onAuthorizationUrl(url);
   }
@@ -109,7 +112,7 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
     return this.#code !== undefined;
   }
 
-  /** The code of the login in progress; the callback server stops once it came (or failed). */
+  /** The code of the login in progress (the callback server stops when no login waits). */
   async authorizationCode(): Promise<string> {
     const pending = this.#code;
     if (pending === undefined) throw new Error('no authorization was started');
@@ -117,7 +120,6 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
       return await pending;
     } finally {
       this.#code = undefined;
-      await this.close();
     }
   }
 
@@ -152,10 +154,8 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
     }));
   }
 
-  /** Stops listening for a callback. */
+  /** Stops listening for this provider's own callbacks (a shared listener is its owner's). */
   async close(): Promise<void> {
-    const callback = this.#callback;
-    this.#callback = undefined;
-    await callback?.close();
+    if (this.#options.callbacks === undefined) await this.#callbacks.close();
   }
 }
