@@ -31,6 +31,10 @@ export interface ServerOptions {
   readonly registry: boolean;
   /** The registry file (default `<scope>/.ahma/registry.json`); giving one turns the registry on. */
   readonly registryFile: string | undefined;
+  /** SPEC §10: remote MCP servers whose tools are offered (default `<scope>/.ahma/mcp.json` if present). */
+  readonly mcpConfig: string | undefined;
+  /** R14.5: the localhost port of the OAuth callback of remote servers' logins. */
+  readonly oauthCallbackPort: number;
   readonly httpHost: string;
   /** 0 = any free port (the URL it got is printed). */
   readonly httpPort: number;
@@ -82,6 +86,9 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --registry               let agents register commands as tools at run time (add_command, …)
   --registry-file FILE     where registered commands are kept (default <scope>/.ahma/registry.json;
                            implies --registry)
+  --mcp-config FILE        offer the tools of the "type": "http" servers in FILE as <server>_<tool>
+                           (default <scope>/.ahma/mcp.json when it exists; OAuth logins as needed)
+  --oauth-callback-port PORT  localhost port of those logins' callback (default 8080)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
   --http-host HOST         HTTP: address to bind (default 127.0.0.1; any other than loopback
                            needs a token)
@@ -110,6 +117,8 @@ const ENV: Record<string, string> = {
   'session-isolation': 'AHMA_SESSION_ISOLATION',
   registry: 'AHMA_REGISTRY',
   'registry-file': 'AHMA_REGISTRY_FILE',
+  'mcp-config': 'AHMA_MCP_CONFIG',
+  'oauth-callback-port': 'AHMA_OAUTH_CALLBACK_PORT',
   'http-host': 'AHMA_HTTP_HOST',
   'http-port': 'AHMA_HTTP_PORT',
   'http-token-file': 'AHMA_HTTP_TOKEN_FILE',
@@ -149,6 +158,8 @@ export function parseCommandLine(
         'registry-file': { type: 'string' },
         'http-host': { type: 'string' },
         'http-port': { type: 'string' },
+        'mcp-config': { type: 'string' },
+        'oauth-callback-port': { type: 'string' },
         'http-token-file': { type: 'string' },
         'log-to-stderr': { type: 'boolean' },
         debug: { type: 'boolean' },
@@ -212,6 +223,11 @@ export function parseCommandLine(
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     return { kind: 'usage', error: '--http-port must be a port number (0 = any free port)' };
   }
+  const callbackText = text('oauth-callback-port');
+  const callbackPort = callbackText === undefined ? 8080 : Number(callbackText);
+  if (!Number.isInteger(callbackPort) || callbackPort < 1 || callbackPort > 65535) {
+    return { kind: 'usage', error: '--oauth-callback-port must be a port number' };
+  }
   const toolName = values.tool_name;
   if (values.tool_args !== undefined && toolName === undefined) {
     return { kind: 'usage', error: '--tool_args needs --tool_name' };
@@ -241,6 +257,8 @@ export function parseCommandLine(
       sessionIsolation: flag('session-isolation'),
       registry: flag('registry') || text('registry-file') !== undefined,
       registryFile: text('registry-file'),
+      mcpConfig: text('mcp-config'),
+      oauthCallbackPort: callbackPort,
       httpHost: text('http-host') ?? '127.0.0.1',
       httpPort: port,
       httpTokenFile: text('http-token-file'),

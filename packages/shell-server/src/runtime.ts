@@ -18,6 +18,8 @@ import type { Logger } from 'pino';
 import { Bundles } from './bundles.js';
 import { serverInstructions } from './mcp/instructions.js';
 import { activateToolsTool } from './mcp/tools/activate-tools.js';
+import { readMcpConfig } from './mcp/remote/mcp-config.js';
+import { RemoteTools } from './mcp/remote/remote-tools.js';
 import { registryTools } from './mcp/tools/registry.js';
 import type { ToolEntry } from './mcp/tools/tool.js';
 import type { ServerOptions } from './options.js';
@@ -127,6 +129,11 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   for (const notice of registry?.notices ?? []) {
     logger.warn(notice, 'the registry file was unreadable: moved aside, the registry starts empty');
   }
+  // SPEC §10: the tools of remote MCP servers, connected in the background.
+  const remote = await remoteTools(options, settings, scope, engine, () => {
+    toolSet.refresh();
+    for (const listener of toolsChanged) listener();
+  });
   const toolSet: ToolSet = new ToolSet({
     toolsDir,
     catalogDir: catalogDirectory(),
@@ -144,6 +151,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
           })),
     ],
     registered: () => registry?.commands ?? [],
+    remote: () => remote?.entries ?? [],
     engine,
     logger,
     context: {
@@ -159,6 +167,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     },
   });
   await toolSet.load();
+  remote?.start();
   registry?.onChange(() => {
     toolSet.refresh();
     for (const listener of toolsChanged) listener();
@@ -199,7 +208,35 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     close: () =>
       (closing ??= (async () => {
         await watcher?.close(); // a reload in progress finishes before the engine goes
+        await remote?.close();
         await engine.close();
       })()),
   };
+}
+
+/** The remote MCP servers of --mcp-config (or <scope>/.ahma/mcp.json), when there are any. */
+async function remoteTools(
+  options: RuntimeSettings['options'],
+  settings: RuntimeSettings,
+  scope: string,
+  engine: Engine,
+  onChange: () => void,
+): Promise<RemoteTools | undefined> {
+  const file =
+    options.mcpConfig === undefined
+      ? join(scope, '.ahma', 'mcp.json')
+      : resolve(settings.cwd, options.mcpConfig);
+  const config = await readMcpConfig(file, options.mcpConfig !== undefined);
+  if (config === undefined || (config.servers.length === 0 && config.skipped.length === 0))
+    return undefined;
+  return new RemoteTools({
+    config,
+    env: settings.env,
+    stateRoot: engine.state.root,
+    writable: engine.sandbox.writable,
+    callbackPort: options.oauthCallbackPort,
+    callTimeoutMs: options.timeoutSeconds * 1000,
+    logger: settings.logger,
+    onChange,
+  });
 }

@@ -1,5 +1,6 @@
 // The tools a server offers right now: the built-ins, the loaded definitions that passed their
-// availability checks, then the registered commands (SPEC §8) whose names no other tool has. Reloading (hot reload, a revealed bundle) builds a whole new set and
+// availability checks, then the registered commands (SPEC §8) whose names no other tool has, then
+// the remote MCP servers' tools (SPEC §10) whose names no other tool has. Reloading (hot reload, a revealed bundle) builds a whole new set and
 // swaps it in at once, so a call never sees half of an edit; reloads run one at a time, so a late
 // one never swaps in a set older than what an earlier one served.
 import {
@@ -34,6 +35,8 @@ export interface ToolSetOptions {
   readonly builtIns?: readonly ToolEntry[];
   /** The registered commands, read at every load and refresh (none without --registry). */
   readonly registered?: () => readonly RegisteredCommand[];
+  /** The remote MCP servers' tools (--mcp-config), read at every load and refresh. */
+  readonly remote?: () => readonly ToolEntry[];
   readonly engine: Engine;
   readonly logger: Logger;
   /** What every tool handler gets, besides the current definition tools. */
@@ -188,6 +191,10 @@ export class ToolSet {
       }
       return [entry];
     });
-    this.#entries = [...this.#fixed.values(), ...registered];
+    const taken = new Set([...this.#fixed.keys(), ...registered.map((entry) => entry.tool.name)]);
+    // A remote tool whose name another tool has is not served (the remote's name prefix makes
+    // that rare; the log says so when the remote connects).
+    const remote = (this.#options.remote?.() ?? []).filter((entry) => !taken.has(entry.tool.name));
+    this.#entries = [...this.#fixed.values(), ...registered, ...remote];
   }
 }

@@ -46,6 +46,8 @@ export interface OAuthWorld {
   revoke(token: string, clientId: string, hint: 'refresh_token' | 'access_token'): Promise<void>;
   /** Makes the MCP server refuse (503) or serve again, to play a remote that went down. */
   down(isDown: boolean): void;
+  /** Drops every open connection of the MCP server (calls in progress lose their answer). */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -136,6 +138,9 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
     },
     down: (isDown) => {
       isDownNow = isDown;
+    },
+    cut: () => {
+      mcpHttp.closeAllConnections();
     },
     close: async () => {
       await stop(mcpHttp);

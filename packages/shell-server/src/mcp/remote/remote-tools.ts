@@ -1,0 +1,84 @@
+// The remote MCP servers of `--mcp-config` as one source of tools for the tool set (SPEC §10): a
+// RemoteServer per `"type": "http"` entry, connected in the background at start, one callback
+// listener for their logins (R14.5), and their tokens in the token file. That file is where
+// AHMA_HTTP_CLIENT_TOKEN_PATH says, else in Ahma's private state (not the temp directory, which
+// sandboxed commands can write: a command must not plant tokens that send an agent's calls to
+// someone else's account). A token file inside a path commands can write is refused.
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { CallbackListener, TOKEN_FILE_NAME, TOKEN_PATH_VARIABLE, TokenStore } from '@ahma/remote';
+import type { Logger } from 'pino';
+import type { ToolEntry } from '../tools/tool.js';
+import type { McpConfig } from './mcp-config.js';
+import { RemoteServer } from './remote-server.js';
+
+export interface RemoteToolsOptions {
+  readonly config: McpConfig;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Ahma's private state root (the default home of the token file). */
+  readonly stateRoot: string;
+  /** Paths sandboxed commands may write: the token file may not lie in one. */
+  readonly writable: readonly string[];
+  readonly callbackPort: number;
+  readonly callTimeoutMs: number;
+  readonly logger: Logger;
+  readonly onChange: () => void;
+}
+
+const CONNECT_TIMEOUT_MS = 15_000;
+const LOGIN_TIMEOUT_MS = 10 * 60_000;
+
+export class RemoteTools {
+  readonly #servers: readonly RemoteServer[];
+  readonly #callbacks: CallbackListener;
+
+  constructor(options: RemoteToolsOptions) {
+    const { config, logger } = options;
+    for (const { name, reason } of config.skipped) {
+      logger.warn({ file: config.file, server: name }, `MCP config entry not proxied: ${reason}`);
+    }
+    const configured = options.env[TOKEN_PATH_VARIABLE];
+    const tokenPath = resolve(
+      configured !== undefined && configured !== ''
+        ? configured
+        : join(options.stateRoot, TOKEN_FILE_NAME),
+    );
+    const writable = options.writable.find((dir) => isWithin(tokenPath, dir));
+    if (writable !== undefined) {
+      throw new Error(
+        `${TOKEN_PATH_VARIABLE}=${tokenPath} lies inside ${writable}, which sandboxed commands can write: ` +
+          'they could replace the tokens of the remote MCP servers. Choose a path outside the sandbox scope and the temp directory, or unset it',
+      );
+    }
+    this.#callbacks = new CallbackListener(options.callbackPort);
+    const shared = {
+      store: new TokenStore(tokenPath),
+      callbacks: this.#callbacks,
+      logger,
+      callTimeoutMs: options.callTimeoutMs,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      loginTimeoutMs: LOGIN_TIMEOUT_MS,
+      onChange: options.onChange,
+    };
+    this.#servers = config.servers.map((server) => new RemoteServer(server, shared));
+  }
+
+  /** Starts connecting every server (in the background). */
+  start(): void {
+    for (const server of this.#servers) void server.connect();
+  }
+
+  /** Every server's tools, in the config's order. */
+  get entries(): readonly ToolEntry[] {
+    return this.#servers.flatMap((server) => server.entries);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#servers.map((server) => server.close()));
+    await this.#callbacks.close();
+  }
+}
+
+function isWithin(path: string, dir: string): boolean {
+  const rest = relative(dir, path);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+}
