@@ -3,7 +3,7 @@
 // refuses, the SDK has started a login (AhmaOAuthProvider.redirectToAuthorization: the callback
 // server listens, the user is told the URL), the code that comes back is exchanged, and a new
 // transport connects with the new tokens. Every request then carries `Authorization: Bearer`.
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -44,7 +44,13 @@ export async function connectHttp(
     return { client, transport };
   };
   try {
+    // An access token known to have expired is refreshed first (the SDK would only after a 401);
+    // a refused refresh starts a login, which the attempt below then waits for.
+    if (await provider.tokensExpired()) {
+      await auth(provider, { serverUrl: options.url }).catch(() => undefined);
+    }
     try {
+      if (provider.authorizing) throw new UnauthorizedError('the refresh was refused');
       return { ...(await attempt()), provider, loggedIn: false };
     } catch (error) {
       if (!(error instanceof UnauthorizedError) || !provider.authorizing) throw error;

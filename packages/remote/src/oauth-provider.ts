@@ -16,6 +16,9 @@ import type {
 import { CALLBACK_PATH, CallbackListener } from './callback.js';
 import type { TokenStore } from './token-store.js';
 
+/** An access token this close to its expiry is refreshed before it is used. */
+const EXPIRY_MARGIN_MS = 60_000;
+
 export interface ProviderOptions {
   readonly server: URL;
   readonly store: TokenStore;
@@ -87,6 +90,17 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
 
   async tokens(): Promise<OAuthTokens | undefined> {
     return (await this.#options.store.get(this.#options.server)).tokens;
+  }
+
+  /**
+   * Whether the stored access token has expired (or does within a minute), by its `expires_in`
+   * and when it was saved; false when that is unknown.
+   */
+  async tokensExpired(): Promise<boolean> {
+    const { tokens, savedAt } = await this.#options.store.get(this.#options.server);
+    if (tokens?.refresh_token === undefined || tokens.expires_in === undefined) return false;
+    if (savedAt === undefined) return false;
+    return savedAt + tokens.expires_in * 1000 <= Date.now() + EXPIRY_MARGIN_MS;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {

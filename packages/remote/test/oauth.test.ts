@@ -121,6 +121,21 @@ describe('OAuth 2.1 + PKCE with the SDK and a real authorization server', () => 
     expect(JSON.parse(await readFile(path, 'utf8'))).not.toEqual(before); // new tokens kept
   });
 
+  it('R14: a stored access token known to have expired is refreshed before it is sent', async () => {
+    const remote = await world({ accessTokenSeconds: 1 });
+    const path = await tokenPath();
+    const port = await freePort();
+    const first = await connect(remote, path, port);
+    await first.client.close();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const refusedBefore = remote.unauthorized;
+    const second = await connect(remote, path, port);
+    expect(second.loggedIn).toBe(false);
+    expect(second.urls).toEqual([]);
+    expect(remote.unauthorized).toBe(refusedBefore); // no request went out with the old token
+    expect(await echo(second, 'fresh')).toEqual([{ type: 'text', text: 'fresh' }]);
+  });
+
   it('R14: when the refresh token was revoked, the next connection logs in again', async () => {
     const remote = await world({ accessTokenSeconds: 1 });
     const path = await tokenPath();

@@ -4,6 +4,7 @@
 // (the SDK's Streamable HTTP transport behind its requireBearerAuth middleware, publishing its
 // protected-resource metadata). And a browser: fetch that follows the authorization URL, keeps the
 // cookies, and submits the login and consent forms, to end at the redirect URI like a person would.
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -42,6 +43,8 @@ export interface OAuthWorld {
   readonly events: string[];
   /** Requests the MCP server answered 401. */
   unauthorized: number;
+  /** Calls of `slow` its client cancelled while it ran. */
+  cancelled: number;
   /** Revokes a token at the authorization server's revocation endpoint. */
   revoke(token: string, clientId: string, hint: 'refresh_token' | 'access_token'): Promise<void>;
   /** Makes the MCP server refuse (503) or serve again, to play a remote that went down. */
@@ -128,6 +131,7 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
     issuer,
     events,
     unauthorized: 0,
+    cancelled: 0,
     revoke: async (token, clientId, hint) => {
       const response = await fetch(asMetadata.revocation_endpoint ?? `${issuer}/token/revocation`, {
         method: 'POST',
@@ -198,50 +202,78 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
     resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
     expectedResource: mcpUrl,
   });
-  app.post('/mcp', bearer, async (req, res) => {
-    const mcp = new McpServer({ name: 'oauth-test-remote', version: '1.0.0' });
-    mcp.registerTool(
-      'echo',
-      { description: 'Echoes the text back.', inputSchema: { text: z.string() } },
-      ({ text }) => ({ content: [{ type: 'text', text }] }),
-    );
-    mcp.registerTool('fail', { description: 'Always a tool error.', inputSchema: {} }, () => ({
-      content: [{ type: 'text', text: 'it failed' }],
-      isError: true,
-    }));
-    mcp.registerTool(
-      'slow',
-      { description: 'Reports progress, then answers.', inputSchema: {} },
-      async (_args, extra) => {
-        const steps = 5;
-        for (let step = 1; step <= steps; step += 1) {
-          await new Promise((resolve) => setTimeout(resolve, (options.slowMs ?? 500) / steps));
-          if (extra.signal.aborted) break;
-          const token = extra._meta?.progressToken;
-          if (token !== undefined) {
-            await extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress: step, total: steps },
-            });
-          }
-        }
-        return { content: [{ type: 'text', text: 'slow done' }] };
+  // Sessionful, so the server can tell the client its tools changed (on the client's GET stream).
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  app.all('/mcp', bearer, async (req, res) => {
+    const id = req.header('mcp-session-id');
+    const known = id === undefined ? undefined : sessions.get(id);
+    if (known !== undefined) {
+      await known.handleRequest(req, res, req.body);
+      return;
+    }
+    if (req.method !== 'POST' || id !== undefined) {
+      res.status(id === undefined ? 400 : 404).json({ error: 'no such session' });
+      return;
+    }
+    const mcp = remoteServer(options, () => (world.cancelled += 1));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, transport);
       },
-    );
-    // Stateless: a transport for the one request.
-    const transport = new StreamableHTTPServerTransport({});
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
     });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
     await mcp.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  app.all('/mcp', bearer, (_req, res) => {
-    res.status(405).set('Allow', 'POST').end();
-  });
   mcpHttp.on('request', app);
   return world;
+}
+
+/** The remote's tools: echo, fail, slow (progress), and add_tool (its list then changes). */
+function remoteServer(options: WorldOptions, onCancelled: () => void): McpServer {
+  const mcp = new McpServer({ name: 'oauth-test-remote', version: '1.0.0' });
+  mcp.registerTool(
+    'echo',
+    { description: 'Echoes the text back.', inputSchema: { text: z.string() } },
+    ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
+  mcp.registerTool('fail', { description: 'Always a tool error.', inputSchema: {} }, () => ({
+    content: [{ type: 'text', text: 'it failed' }],
+    isError: true,
+  }));
+  mcp.registerTool(
+    'slow',
+    { description: 'Reports progress, then answers.', inputSchema: {} },
+    async (_args, extra) => {
+      const steps = 5;
+      for (let step = 1; step <= steps; step += 1) {
+        await new Promise((resolve) => setTimeout(resolve, (options.slowMs ?? 500) / steps));
+        if (extra.signal.aborted) {
+          onCancelled();
+          break;
+        }
+        const token = extra._meta?.progressToken;
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: step, total: steps },
+          });
+        }
+      }
+      return { content: [{ type: 'text', text: 'slow done' }] };
+    },
+  );
+  mcp.registerTool('add_tool', { description: 'Adds the tool "extra".', inputSchema: {} }, () => {
+    // Registering after the connection sends notifications/tools/list_changed.
+    mcp.registerTool('extra', { description: 'Added at run time.', inputSchema: {} }, () => ({
+      content: [{ type: 'text', text: 'extra' }],
+    }));
+    return { content: [{ type: 'text', text: 'added' }] };
+  });
+  return mcp;
 }
 
 /** A browser that signs in as `login` and consents to whatever is asked. */

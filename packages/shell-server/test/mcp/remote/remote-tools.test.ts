@@ -83,6 +83,39 @@ describe('remote MCP servers through Ahma', () => {
     expect(server.progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it("R14.7: the remote's tools/list_changed updates Ahma's list, and Ahma tells its own client", async () => {
+    const world = await remoteWorld();
+    const server = await serverFor(
+      world,
+      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
+    );
+    await logIn(server, 'acme');
+    let changed = false;
+    server.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed = true;
+    });
+    expect(await names(server)).not.toContain('acme_extra');
+    expect(textOf(await server.call('acme_add_tool'))).toBe('added');
+    await waitFor(() => changed, 'tools/list_changed from Ahma');
+    expect(await names(server)).toContain('acme_extra');
+    expect(textOf(await server.call('acme_extra'))).toBe('extra');
+  });
+
+  it('R14.7: cancelling a forwarded call cancels it at the remote', async () => {
+    const world = await remoteWorld({ slowMs: 3000 });
+    const server = await serverFor(
+      world,
+      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
+    );
+    await logIn(server, 'acme');
+    const abort = new AbortController();
+    const call = server.call('acme_slow', {}, { request: { signal: abort.signal } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await waitFor(() => world.cancelled === 1, 'the remote to see the cancellation');
+  });
+
   it('R14: a second server reuses the stored tokens: the tools are listed without a login', async () => {
     const world = await remoteWorld();
     const scope = await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } });
