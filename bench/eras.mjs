@@ -15,7 +15,6 @@
 // 2025 call over the same transport.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
   Client as ModernClient,
@@ -26,7 +25,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { numberOption } from './args.mjs';
-import { summarize } from './stats.mjs';
+import { roundRobin, summarize } from './stats.mjs';
 
 const N = numberOption('n', 300);
 const ahmaBin = fileURLToPath(
@@ -78,15 +77,7 @@ const kinds = {
   'http 2025 call': () => legacyHttp.callTool(CALL),
   'http 2026 call': () => modernHttp.callTool(CALL),
 };
-const times = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, []]));
-for (let i = 0; i < 20; i++) for (const work of Object.values(kinds)) await work();
-for (let i = 0; i < N; i++) {
-  for (const [kind, work] of Object.entries(kinds)) {
-    const started = performance.now();
-    await work();
-    times[kind].push(performance.now() - started);
-  }
-}
+const times = await roundRobin(kinds, N);
 
 await Promise.all([
   legacyStdio.close(),

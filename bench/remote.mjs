@@ -8,7 +8,6 @@
 import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,7 +16,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { numberOption } from './args.mjs';
-import { summarize } from './stats.mjs';
+import { roundRobin, summarize } from './stats.mjs';
 
 const N = numberOption('n', 300);
 const ahmaBin = fileURLToPath(
@@ -76,15 +75,7 @@ const kinds = {
   'through ahma-shell (stdio → remote)': () =>
     viaAhma.callTool({ name: 'remote_echo', arguments: { text: 'hi' } }),
 };
-const times = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, []]));
-for (let i = 0; i < 20; i++) for (const work of Object.values(kinds)) await work();
-for (let i = 0; i < N; i++) {
-  for (const [kind, work] of Object.entries(kinds)) {
-    const started = performance.now();
-    await work();
-    times[kind].push(performance.now() - started);
-  }
-}
+const times = await roundRobin(kinds, N);
 await Promise.all([direct.close(), viaAhma.close()]);
 remote.close();
 rmSync(scope, { recursive: true, force: true });

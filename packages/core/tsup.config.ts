@@ -1,10 +1,1 @@
-import { defineConfig } from 'tsup';
-
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  target: 'node20',
-  dts: true,
-  sourcemap: true,
-  clean: true,
-});
+export { default } from '../../tsup.libs.js';

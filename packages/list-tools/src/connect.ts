@@ -98,14 +98,7 @@ export async function listServerTools(
   try {
     await client.connect(transport, request);
     context.phase = 'list';
-    const tools = await listAllTools(client, request);
-    const listing: ServerListing = {
-      server: client.getServerVersion() ?? { name: 'unknown', version: '' },
-      tools,
-    };
-    const instructions = client.getInstructions();
-    if (instructions !== undefined) listing.instructions = instructions;
-    return listing;
+    return await listingOf(client, request);
   } catch (error) {
     failure = error;
   } finally {
@@ -143,14 +136,7 @@ async function listHttpTools(
   };
   context.phase = 'list';
   try {
-    const tools = await listAllTools(client, request);
-    const listing: ServerListing = {
-      server: client.getServerVersion() ?? { name: 'unknown', version: '' },
-      tools,
-    };
-    const instructions = client.getInstructions();
-    if (instructions !== undefined) listing.instructions = instructions;
-    return listing;
+    return await listingOf(client, request);
   } catch (error) {
     throw toListToolsError(error, context);
   } finally {
@@ -167,6 +153,18 @@ export function describeTarget(target: ListTarget): string {
     return shown.href;
   }
   return [target.command, ...target.args].map(shellQuote).join(' ');
+}
+
+/** What the connected server said about itself, and all its tools. */
+async function listingOf(client: Client, request: RequestOptions): Promise<ServerListing> {
+  const tools = await listAllTools(client, request);
+  const listing: ServerListing = {
+    server: client.getServerVersion() ?? { name: 'unknown', version: '' },
+    tools,
+  };
+  const instructions = client.getInstructions();
+  if (instructions !== undefined) listing.instructions = instructions;
+  return listing;
 }
 
 async function listAllTools(client: Client, request: RequestOptions): Promise<Tool[]> {
