@@ -52,6 +52,7 @@ export class CallbackListener {
             ),
           );
         }, timeoutMs);
+        timer.unref(); // a login waiting for the user keeps no process alive
         const settle =
           <T>(done: (value: T) => void) =>
           (value: T) => {
@@ -62,12 +63,22 @@ export class CallbackListener {
       });
     } finally {
       this.#waiting.delete(state);
-      if (this.#waiting.size === 0) await this.close();
+      if (this.#waiting.size === 0) await this.#stop();
     }
   }
 
-  /** Stops listening (logins still waiting then wait in vain until their timeout). */
+  /** Stops listening; logins still waiting fail at once. */
   async close(): Promise<void> {
+    for (const waiter of this.#waiting.values()) {
+      waiter.reject(
+        new AuthorizationFailed('the login was abandoned: its callback server stopped'),
+      );
+    }
+    this.#waiting.clear();
+    await this.#stop();
+  }
+
+  async #stop(): Promise<void> {
     const starting = this.#server;
     this.#server = undefined;
     const server = await starting?.catch(() => undefined);

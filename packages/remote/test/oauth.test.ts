@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AhmaOAuthProvider,
+  CallbackListener,
   TokenStore,
   connectHttp,
   defaultTokenPath,
@@ -249,4 +250,16 @@ describe('the token file', () => {
       await expect(new TokenStore(path).get(server)).rejects.toThrow(/belongs to another user/);
     },
   );
+
+  it('R14.5: a login still waiting when the callback server stops fails at once, and keeps no timer alive', async () => {
+    const listener = new CallbackListener(0);
+    const port = await listener.listen();
+    const waiting = listener.code('some-state', 60 * 60_000);
+    const refused = await fetch(`http://127.0.0.1:${String(port)}/callback?code=x&state=other`);
+    expect(refused.status).toBe(400);
+    const started = Date.now();
+    await listener.close();
+    await expect(waiting).rejects.toThrow(/abandoned/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
 });
