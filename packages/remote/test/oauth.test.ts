@@ -65,6 +65,8 @@ async function connect(
 const echo = async (connection: HttpConnection, text: string) =>
   (await connection.client.callTool({ name: 'echo', arguments: { text } })).content;
 
+// Short-lived access tokens are 2 s, not 1: a JWT's iat and exp are whole seconds, so a token
+// issued late in a second may have well under its lifetime left.
 describe('OAuth 2.1 + PKCE with the SDK and a real authorization server', () => {
   it('R14: the first connection logs in (discovery, dynamic registration, PKCE, the callback), and every call then carries the token', async () => {
     const remote = await world();
@@ -109,7 +111,7 @@ describe('OAuth 2.1 + PKCE with the SDK and a real authorization server', () => 
   });
 
   it('R14: an expired access token is refreshed with the refresh token, without the user', async () => {
-    const remote = await world({ accessTokenSeconds: 1 });
+    const remote = await world({ accessTokenSeconds: 2 });
     const path = await tokenPath();
     const connection = await connect(remote, path, await freePort());
     const before = JSON.parse(await readFile(path, 'utf8')) as object;
@@ -123,12 +125,12 @@ describe('OAuth 2.1 + PKCE with the SDK and a real authorization server', () => 
   });
 
   it('R14: a stored access token known to have expired is refreshed before it is sent', async () => {
-    const remote = await world({ accessTokenSeconds: 1 });
+    const remote = await world({ accessTokenSeconds: 2 });
     const path = await tokenPath();
     const port = await freePort();
     const first = await connect(remote, path, port);
     await first.client.close();
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     const refusedBefore = remote.unauthorized;
     const second = await connect(remote, path, port);
     expect(second.loggedIn).toBe(false);
@@ -138,13 +140,13 @@ describe('OAuth 2.1 + PKCE with the SDK and a real authorization server', () => 
   });
 
   it('R14: when the refresh token was revoked, the next connection logs in again', async () => {
-    const remote = await world({ accessTokenSeconds: 1 });
+    const remote = await world({ accessTokenSeconds: 2 });
     const path = await tokenPath();
     const first = await connect(remote, path, await freePort());
     const { tokens, client } = await new TokenStore(path).get(remote.mcpUrl);
     await remote.revoke(tokens?.refresh_token ?? '', client?.client_id ?? '', 'refresh_token');
     await first.client.close();
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     const second = await connect(remote, path, await freePort());
     expect(second.loggedIn).toBe(true);
     expect(second.urls).toHaveLength(1);
