@@ -47,7 +47,7 @@ export { readCatalog } from './definition/catalog.js';
 export { closestMatch } from './definition/suggest.js';
 export { validateToolFiles, type ValidationReport } from './definition/validate-files.js';
 
-export { resolveWorkingDirectory } from './argv/paths.js';
+export { isInside, realpathLenient, resolveWorkingDirectory } from './argv/paths.js';
 export { prepareInvocation } from './argv/prepare.js';
 
 export { createEngine, type Engine } from './engine.js';

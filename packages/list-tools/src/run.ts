@@ -36,7 +36,7 @@ Server (exactly one):
                       directory; its stderr is shown only if it fails)
   --http URL          connect to a Streamable HTTP MCP endpoint, e.g. http://127.0.0.1:3001/mcp
                       A server that asks for OAuth is logged in to: the browser opens (or the URL
-                      is printed) and the login comes back to http://localhost:PORT/callback.
+                      is printed) and the login comes back to http://127.0.0.1:PORT/callback.
 
 OAuth (--http):
   --callback-port PORT  the localhost port of the login's callback (default: ${DEFAULT_CALLBACK_PORT})
@@ -151,7 +151,7 @@ export async function runListTools(
       const opened = values['no-browser'] !== true && (await openBrowser(url.href));
       output.stderr(
         `ahma-list-tools: the server asks you to log in. ${opened ? 'Your browser was opened at' : 'Open'} this URL${opened ? '; if it did not show, open it yourself' : ''}:\n  ${url.href}\n` +
-          `Waiting for the login to come back to http://localhost:${String(port)}/callback …\n`,
+          `Waiting for the login to come back to http://127.0.0.1:${String(port)}/callback …\n`,
       );
     },
   };

@@ -2,17 +2,19 @@
 // whether it started is all we learn, so the URL is always printed as well.
 import { spawn } from 'node:child_process';
 
-const OPENERS: Readonly<Record<string, readonly string[]>> = {
-  darwin: ['open'],
-  win32: ['cmd', '/c', 'start', '""'],
-};
+const OPENERS: Readonly<Record<string, string>> = { darwin: 'open', linux: 'xdg-open' };
 
-/** Starts the browser on `url`; false when no opener could be started. */
+/**
+ * Starts the browser on `url`; false when it was not started. Only http(s) URLs are opened (the
+ * URL comes from a server's metadata: another scheme could start any handler), and only where the
+ * opener takes the URL as one argument (Windows' `start` goes through cmd, which would split it).
+ */
 export function openBrowser(url: string): Promise<boolean> {
-  const [command = 'xdg-open', ...args] = OPENERS[process.platform] ?? ['xdg-open'];
+  const command = OPENERS[process.platform];
+  if (command === undefined || !/^https?:\/\//i.test(url)) return Promise.resolve(false);
   return new Promise((resolve) => {
     try {
-      const child = spawn(command, [...args, url], { detached: true, stdio: 'ignore' });
+      const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
       child.once('error', () => resolve(false));
       child.once('spawn', () => {
         child.unref();

@@ -91,7 +91,6 @@ export class CallbackListener {
 
   #start(): Promise<Server> {
     const server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
       const page = (status: number, text: string) => {
         res.writeHead(status, {
           'content-type': 'text/plain; charset=utf-8',
@@ -99,6 +98,14 @@ export class CallbackListener {
         });
         res.end(`${text}\n`);
       };
+      // Anyone on this machine can connect: a request-target no URL can be made of is a 400,
+      // never an exception in the process that waits for the login.
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      } catch {
+        return page(400, 'Bad request');
+      }
       if (url.pathname !== CALLBACK_PATH) return page(404, 'Not found');
       const state = url.searchParams.get('state');
       const waiter = state === null ? undefined : this.#waiting.get(state);

@@ -42,14 +42,17 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
   #discovery: OAuthDiscoveryState | undefined;
   readonly #callbacks: CallbackListener;
   #code: Promise<string> | undefined;
+  /** The refresh token of the tokens last given to the SDK (what a refused refresh refers to). */
+  #handedOut: string | undefined;
 
   constructor(options: ProviderOptions) {
     this.#options = options;
     this.#callbacks = options.callbacks ?? new CallbackListener(options.callbackPort);
   }
 
+  /** On the loopback address itself (RFC 8252 §7.3): `localhost` might resolve to ::1 first. */
   get redirectUrl(): string {
-    return `http://localhost:${String(this.#options.callbackPort)}${CALLBACK_PATH}`;
+    return `http://127.0.0.1:${String(this.#options.callbackPort)}${CALLBACK_PATH}`;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -89,7 +92,9 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    return (await this.#options.store.get(this.#options.server)).tokens;
+    const { tokens } = await this.#options.store.get(this.#options.server);
+    this.#handedOut = tokens?.refresh_token;
+    return tokens;
   }
 
   /**
@@ -161,11 +166,17 @@ export class AhmaOAuthProvider implements OAuthClientProvider {
     if (scope === 'all' || scope === 'verifier') this.#verifier = undefined;
     if (scope === 'all' || scope === 'discovery') this.#discovery = undefined;
     if (scope === 'verifier' || scope === 'discovery') return;
-    await this.#options.store.update(this.#options.server, (kept) => ({
-      ...kept,
-      ...(scope === 'all' || scope === 'tokens' ? { tokens: undefined, savedAt: undefined } : {}),
-      ...(scope === 'all' || scope === 'client' ? { client: undefined } : {}),
-    }));
+    await this.#options.store.update(this.#options.server, (kept) => {
+      // Tokens another process saved meanwhile (a refresh there rotated the refresh token this one
+      // tried) are newer than what failed here: they stay.
+      const stale =
+        scope === 'all' || (scope === 'tokens' && kept.tokens?.refresh_token === this.#handedOut);
+      return {
+        ...kept,
+        ...(stale ? { tokens: undefined, savedAt: undefined } : {}),
+        ...(scope === 'all' || scope === 'client' ? { client: undefined } : {}),
+      };
+    });
   }
 
   /** Stops listening for this provider's own callbacks (a shared listener is its owner's). */

@@ -87,7 +87,11 @@ export class TokenStore {
   async #read(): Promise<TokenFile> {
     let handle;
     try {
-      handle = await fs.open(this.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      // O_NONBLOCK: a FIFO planted at the name must not block the open (it is refused below).
+      handle = await fs.open(
+        this.path,
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      );
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return { version: 1, servers: {} };

@@ -1,7 +1,9 @@
 // R14 against a real authorization server (oidc-provider) protecting a real MCP server: the SDK's
 // client auth driven by Ahma's provider, the token file, the localhost callback; the test plays the
 // browser (follows the authorization URL, signs in, consents).
+import { execFileSync } from 'node:child_process';
 import { chmod, chown, lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -246,6 +248,14 @@ describe('the token file', () => {
     expect(await readFile(target, 'utf8')).toBe('precious');
   });
 
+  it("R11.1: a FIFO at the token file's name is refused at once, never waited on", async () => {
+    const path = await tokenPath();
+    execFileSync('mkfifo', ['-m', '600', path]);
+    const started = Date.now();
+    await expect(new TokenStore(path).get(server)).rejects.toThrow(/not a regular file/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it.skipIf(process.getuid?.() !== 0)(
     'R11.1: a token file that belongs to another user is refused (root: chown to nobody)',
     async () => {
@@ -266,5 +276,29 @@ describe('the token file', () => {
     await listener.close();
     await expect(waiting).rejects.toThrow(/abandoned/);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('R14.5: a request no URL can be made of is answered 400, and the listener goes on', async () => {
+    const listener = new CallbackListener(0);
+    const port = await listener.listen();
+    const waiting = listener.code('the-state', 60_000);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connectTcp(port, '127.0.0.1', () =>
+        socket.write('GET //[ HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\r\n\r\n')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    const good = await fetch(`http://127.0.0.1:${String(port)}/callback?code=c&state=the-state`);
+    expect(good.status).toBe(200);
+    expect(await waiting).toBe('c');
   });
 });

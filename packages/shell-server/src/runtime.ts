@@ -133,6 +133,9 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const remote = await remoteTools(options, settings, scope, engine, () => {
     toolSet.refresh();
     for (const listener of toolsChanged) listener();
+  }).catch(async (error: unknown) => {
+    await engine.close(); // refused at start: nothing of the engine may outlive it
+    throw error;
   });
   const toolSet: ToolSet = new ToolSet({
     toolsDir,
@@ -229,7 +232,7 @@ async function remoteTools(
   const config = await readMcpConfig(file, options.mcpConfig !== undefined);
   if (config === undefined || (config.servers.length === 0 && config.skipped.length === 0))
     return undefined;
-  return new RemoteTools({
+  const remote = new RemoteTools({
     config,
     env: settings.env,
     stateRoot: engine.state.root,
@@ -239,4 +242,6 @@ async function remoteTools(
     logger: settings.logger,
     onChange,
   });
+  await remote.check();
+  return remote;
 }

@@ -192,9 +192,19 @@ export class ToolSet {
       return [entry];
     });
     const taken = new Set([...this.#fixed.keys(), ...registered.map((entry) => entry.tool.name)]);
-    // A remote tool whose name another tool has is not served (the remote's name prefix makes
-    // that rare; the log says so when the remote connects).
-    const remote = (this.#options.remote?.() ?? []).filter((entry) => !taken.has(entry.tool.name));
+    // A remote tool whose name another tool (or another remote's) has is not served: the first
+    // keeps it, and the log says which was left out.
+    const remote = (this.#options.remote?.() ?? []).filter((entry) => {
+      if (!taken.has(entry.tool.name)) {
+        taken.add(entry.tool.name);
+        return true;
+      }
+      this.#options.logger.warn(
+        { tool: entry.tool.name },
+        'remote tool not offered: the name is taken',
+      );
+      return false;
+    });
     this.#entries = [...this.#fixed.values(), ...registered, ...remote];
   }
 }

@@ -45,6 +45,8 @@ export interface OAuthWorld {
   unauthorized: number;
   /** Calls of `slow` its client cancelled while it ran. */
   cancelled: number;
+  /** tools/list requests the MCP server received. */
+  listings: number;
   /** Revokes a token at the authorization server's revocation endpoint. */
   revoke(token: string, clientId: string, hint: 'refresh_token' | 'access_token'): Promise<void>;
   /** Makes the MCP server refuse (503) or serve again, to play a remote that went down. */
@@ -132,6 +134,7 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
     events,
     unauthorized: 0,
     cancelled: 0,
+    listings: 0,
     revoke: async (token, clientId, hint) => {
       const response = await fetch(asMetadata.revocation_endpoint ?? `${issuer}/token/revocation`, {
         method: 'POST',
@@ -188,6 +191,11 @@ export async function startOAuthWorld(options: WorldOptions = {}): Promise<OAuth
     next();
   });
   app.use(express.json());
+  app.use((req, _res, next) => {
+    if ((req.body as { method?: unknown } | undefined)?.method === 'tools/list')
+      world.listings += 1;
+    next();
+  });
   app.use(
     mcpAuthMetadataRouter({
       oauthMetadata: asMetadata,
@@ -264,6 +272,14 @@ function remoteServer(options: WorldOptions, onCancelled: () => void): McpServer
         }
       }
       return { content: [{ type: 'text', text: 'slow done' }] };
+    },
+  );
+  mcp.registerTool(
+    'storm',
+    { description: 'Says its tools changed, 50 times.', inputSchema: {} },
+    () => {
+      for (let i = 0; i < 50; i += 1) mcp.sendToolListChanged();
+      return { content: [{ type: 'text', text: 'stormed' }] };
     },
   );
   mcp.registerTool('add_tool', { description: 'Adds the tool "extra".', inputSchema: {} }, () => {

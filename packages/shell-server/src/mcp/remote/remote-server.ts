@@ -13,10 +13,16 @@ import {
 } from '@ahma/remote';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  ErrorCode,
+  McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Logger } from 'pino';
 import { SERVER_NAME, SERVER_VERSION } from '../../version.js';
 import { toolError } from '../results.js';
@@ -37,6 +43,23 @@ export interface RemoteServerOptions {
   readonly onChange: () => void;
 }
 
+/**
+ * Ahma forwards results, it does not judge them (its own client does): the SDK's default would
+ * compile every remote output schema with ajv, and a hostile pattern (`^(a+)+$`) could then hold
+ * Ahma's one thread for hours.
+ */
+const PASS_THROUGH: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+
+/** A tool name clients accept (the Claude API's rule, the strictest in use). */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Bounds on one listing: a remote cannot make Ahma page or hold without end. */
+const MAX_PAGES = 100;
+const MAX_TOOLS = 1000;
+
 type Status =
   | { readonly kind: 'connecting' }
   | { readonly kind: 'connected'; readonly connection: HttpConnection }
@@ -52,6 +75,8 @@ export class RemoteServer {
   #closed = false;
   /** Wakes a call waiting for the connection when the remote asks for a login instead. */
   #loginAsked: (() => void) | undefined;
+  #listing: Promise<void> | undefined;
+  #listAgain = false;
 
   constructor(config: RemoteServerConfig, options: RemoteServerOptions) {
     this.config = config;
@@ -101,7 +126,11 @@ export class RemoteServer {
     this.#status = { kind: 'connecting' };
     try {
       const connection = await connectHttp(
-        () => new Client({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: {} }),
+        () =>
+          new Client(
+            { name: SERVER_NAME, version: SERVER_VERSION },
+            { capabilities: {}, jsonSchemaValidator: PASS_THROUGH },
+          ),
         {
           url: config.url,
           store: this.#options.store,
@@ -156,34 +185,82 @@ export class RemoteServer {
     }
   }
 
-  /** Lists the remote's tools (every page) and offers them. */
-  async #list(connection: HttpConnection): Promise<void> {
+  /**
+   * Lists the remote's tools and offers them: one listing at a time, and one more after it when
+   * the remote said its tools changed meanwhile (a storm of notifications is one or two listings).
+   */
+  #list(connection: HttpConnection): Promise<void> {
+    if (this.#listing !== undefined) {
+      this.#listAgain = true;
+      return this.#listing;
+    }
+    this.#listing = (async () => {
+      do {
+        this.#listAgain = false;
+        await this.#listOnce(connection);
+      } while (this.#listAgain);
+    })().finally(() => {
+      this.#listing = undefined;
+    });
+    return this.#listing;
+  }
+
+  async #listOnce(connection: HttpConnection): Promise<void> {
+    const { logger } = this.#options;
     try {
       const tools: Tool[] = [];
+      const cursors = new Set<string>();
       let cursor: string | undefined;
-      do {
-        const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
+      for (let page = 0; page < MAX_PAGES && tools.length < MAX_TOOLS; page += 1) {
+        const listed = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
           timeout: this.#options.connectTimeoutMs,
         });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined && tools.length < 10_000);
-      this.#entries = tools.map((tool) => this.#entry(tool));
+        tools.push(...listed.tools);
+        cursor = listed.nextCursor;
+        if (cursor === undefined || listed.tools.length === 0 || cursors.has(cursor)) break;
+        cursors.add(cursor);
+      }
+      this.#entries = this.#offered(tools.slice(0, MAX_TOOLS)).map((tool) => this.#entry(tool));
     } catch (error) {
-      this.#options.logger.warn(
-        { server: this.config.name, err: error },
-        'listing remote tools failed',
-      );
+      logger.warn({ server: this.config.name, err: error }, 'listing remote tools failed');
     }
     this.#options.onChange();
   }
 
+  /** The remote tools Ahma can offer: a name clients accept, once, callable without a task. */
+  #offered(tools: readonly Tool[]): Tool[] {
+    const seen = new Set<string>();
+    return tools.filter((tool) => {
+      const name = `${this.config.name}_${tool.name}`;
+      const problem = !TOOL_NAME.test(name)
+        ? 'its name, with the server prefix, is not letters, digits, "_" or "-" (at most 64)'
+        : seen.has(name)
+          ? 'the remote lists that name twice'
+          : tool.execution?.taskSupport === 'required'
+            ? 'it runs only as a task, which Ahma does not forward'
+            : undefined;
+      seen.add(name);
+      if (problem === undefined) return true;
+      this.#options.logger.warn(
+        { server: this.config.name, tool: String(tool.name).slice(0, 100) },
+        `remote tool not offered: ${problem}`,
+      );
+      return false;
+    });
+  }
+
   #entry(remote: Tool): ToolEntry {
-    const { name, url } = this.config;
+    const { name } = this.config;
+    // Not passed on: the remote's output schema. A schema can be built to stall a validator (a
+    // backtracking pattern) and every client validates results against it; the results still
+    // carry their structuredContent.
+    const described: Tool = { ...remote };
+    delete described.outputSchema;
     const tool: Tool = {
-      ...remote,
+      ...described,
       name: `${name}_${remote.name}`,
-      description: `${remote.description ?? remote.name}\n\n(Tool "${remote.name}" of the remote MCP server "${name}", ${url.href}.)`,
+      ...(remote.title === undefined ? {} : { title: `${name}: ${remote.title}` }),
+      description: `${remote.description ?? remote.name}\n\n(Tool "${remote.name}" of the remote MCP server "${name}", ${this.#shownUrl}.)`,
       execution: NEVER_A_TASK,
     };
     return {
@@ -195,12 +272,19 @@ export class RemoteServer {
   }
 
   /** Before any tool is known: one tool that says why and tries again. */
+  /** The server's URL without query or credentials (an API key in it is not for the model). */
+  get #shownUrl(): string {
+    const { url } = this.config;
+    return `${url.origin}${url.pathname}`;
+  }
+
   #placeholder(): ToolEntry {
-    const { name, url } = this.config;
+    const { name } = this.config;
+    const url = this.#shownUrl;
     return {
       tool: {
         name: `${name}_connect`,
-        description: `The remote MCP server "${name}" (${url.href}) is not connected yet, so its tools are not listed. Call this to learn why and what to do (for example a login URL to open); its tools appear once it is connected.`,
+        description: `The remote MCP server "${name}" (${url}) is not connected yet, so its tools are not listed. Call this to learn why and what to do (for example a login URL to open); its tools appear once it is connected.`,
         inputSchema: { type: 'object', properties: {} },
         execution: NEVER_A_TASK,
       },
@@ -252,9 +336,12 @@ export class RemoteServer {
       );
       return answer(result as CallToolResult);
     } catch (error) {
-      if (!call.signal.aborted) {
-        // The remote went away mid-call: the next call connects again.
-        this.#status = { kind: 'failed', reason: describe(error) };
+      // The remote's own JSON-RPC error, or this call's timeout, is this call's; anything else
+      // (the connection closed, the network failed) loses the connection: the next call connects.
+      const callsOwn =
+        error instanceof McpError && error.code !== (ErrorCode.ConnectionClosed as number);
+      if (!call.signal.aborted && !callsOwn) {
+        this.#lost(status.connection, describe(error));
         void status.connection.client.close().catch(() => undefined);
       }
       return answer(
@@ -267,20 +354,21 @@ export class RemoteServer {
   }
 
   #unavailable(): CallToolResult {
-    const { name, url } = this.config;
+    const { name } = this.config;
+    const url = this.#shownUrl;
     const status = this.#status;
     switch (status.kind) {
       case 'login':
         return toolError(
-          `The remote MCP server "${name}" (${url.href}) needs a login. Ask the user to open this URL in a browser on this machine, then call the tool again:\n${status.url.href}`,
+          `The remote MCP server "${name}" (${url}) needs a login. Ask the user to open this URL in a browser on this machine, then call the tool again:\n${status.url.href}`,
         );
       case 'failed':
         return toolError(
-          `The remote MCP server "${name}" (${url.href}) is not connected: ${status.reason}. The next call tries again.`,
+          `The remote MCP server "${name}" (${url}) is not connected: ${status.reason}. The next call tries again.`,
         );
       default:
         return toolError(
-          `The remote MCP server "${name}" (${url.href}) is still connecting; try again shortly.`,
+          `The remote MCP server "${name}" (${url}) is still connecting; try again shortly.`,
         );
     }
   }

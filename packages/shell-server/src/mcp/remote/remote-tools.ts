@@ -4,7 +4,8 @@
 // AHMA_HTTP_CLIENT_TOKEN_PATH says, else in Ahma's private state (not the temp directory, which
 // sandboxed commands can write: a command must not plant tokens that send an agent's calls to
 // someone else's account). A token file inside a path commands can write is refused.
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isInside, realpathLenient } from '@ahma/core';
 import { CallbackListener, TOKEN_FILE_NAME, TOKEN_PATH_VARIABLE, TokenStore } from '@ahma/remote';
 import type { Logger } from 'pino';
 import type { ToolEntry } from '../tools/tool.js';
@@ -30,6 +31,8 @@ const LOGIN_TIMEOUT_MS = 10 * 60_000;
 export class RemoteTools {
   readonly #servers: readonly RemoteServer[];
   readonly #callbacks: CallbackListener;
+  readonly #tokenPath: string;
+  readonly #writable: readonly string[];
 
   constructor(options: RemoteToolsOptions) {
     const { config, logger } = options;
@@ -42,13 +45,8 @@ export class RemoteTools {
         ? configured
         : join(options.stateRoot, TOKEN_FILE_NAME),
     );
-    const writable = options.writable.find((dir) => isWithin(tokenPath, dir));
-    if (writable !== undefined) {
-      throw new Error(
-        `${TOKEN_PATH_VARIABLE}=${tokenPath} lies inside ${writable}, which sandboxed commands can write: ` +
-          'they could replace the tokens of the remote MCP servers. Choose a path outside the sandbox scope and the temp directory, or unset it',
-      );
-    }
+    this.#tokenPath = tokenPath;
+    this.#writable = options.writable;
     this.#callbacks = new CallbackListener(options.callbackPort);
     const shared = {
       store: new TokenStore(tokenPath),
@@ -60,6 +58,28 @@ export class RemoteTools {
       onChange: options.onChange,
     };
     this.#servers = config.servers.map((server) => new RemoteServer(server, shared));
+  }
+
+  /**
+   * Refuses a token file where sandboxed commands can write, by its path as given and as it
+   * resolves (a symlinked directory, macOS's /var → /private/var): they could replace the tokens.
+   */
+  async check(): Promise<void> {
+    const dir = dirname(this.#tokenPath);
+    const resolved = join(await realpathLenient(dir), basename(this.#tokenPath));
+    const writable = [
+      ...this.#writable,
+      ...(await Promise.all(this.#writable.map((path) => realpathLenient(path)))),
+    ];
+    const inside = writable.find(
+      (path) => isInside(this.#tokenPath, path) || isInside(resolved, path),
+    );
+    if (inside !== undefined) {
+      throw new Error(
+        `${TOKEN_PATH_VARIABLE}=${this.#tokenPath} lies inside ${inside}, which sandboxed commands can write: ` +
+          'they could replace the tokens of the remote MCP servers. Choose a path outside the sandbox scope and the temp directory, or unset it',
+      );
+    }
   }
 
   /** Starts connecting every server (in the background). */
@@ -76,9 +96,4 @@ export class RemoteTools {
     await Promise.all(this.#servers.map((server) => server.close()));
     await this.#callbacks.close();
   }
-}
-
-function isWithin(path: string, dir: string): boolean {
-  const rest = relative(dir, path);
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
 }

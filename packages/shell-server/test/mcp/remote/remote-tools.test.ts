@@ -2,7 +2,7 @@
 // server protecting a real MCP server (@ahma/remote's test world): the login through the placeholder
 // tool, the remote's tools as <server>_<tool>, calls forwarded with progress and isError, a remote
 // that goes down mid-call or is unreachable answering with tool errors, never a crash or a hang.
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -101,6 +101,20 @@ describe('remote MCP servers through Ahma', () => {
     expect(textOf(await server.call('acme_extra'))).toBe('extra');
   });
 
+  it("R14.7: a storm of the remote's tools/list_changed is one or two listings, not fifty", async () => {
+    const world = await remoteWorld();
+    const server = await serverFor(
+      world,
+      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
+    );
+    await logIn(server, 'acme');
+    const before = world.listings;
+    expect(textOf(await server.call('acme_storm'))).toBe('stormed');
+    await waitFor(() => world.listings > before, 'a listing after the storm');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(world.listings - before).toBeLessThanOrEqual(2);
+  });
+
   it('R14.7: cancelling a forwarded call cancels it at the remote', async () => {
     const world = await remoteWorld({ slowMs: 3000 });
     const server = await serverFor(
@@ -178,5 +192,13 @@ describe('remote MCP servers through Ahma', () => {
       JSON.stringify({ servers: { acme: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } }),
     );
     await expect(e2e.inProcess(exposed)).rejects.toThrow(/sandboxed commands can write/);
+  });
+
+  it('SPEC §10: a token path that reaches the scope through a symlinked directory is refused too', async () => {
+    const scope = await scopeWith({ acme: { type: 'http', url: 'http://127.0.0.1:1/mcp' } });
+    const link = join(await e2e.outsideDir(), 'to-scope');
+    await symlink(scope.dir, link);
+    const env = { ...scope.env, AHMA_HTTP_CLIENT_TOKEN_PATH: join(link, 'tokens.json') };
+    await expect(e2e.inProcess({ ...scope, env })).rejects.toThrow(/sandboxed commands can write/);
   });
 });
