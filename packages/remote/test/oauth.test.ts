@@ -228,6 +228,28 @@ describe('the token file', () => {
     expect((await store.get(other)).tokens?.access_token).toBe('b');
   });
 
+  it('R14: a refresh refused here does not erase the newer tokens another process saved meanwhile', async () => {
+    const path = await tokenPath();
+    const mine = new TokenStore(path);
+    const provider = new AhmaOAuthProvider({
+      server,
+      store: mine,
+      callbackPort: 1,
+      authorizationTimeoutMs: 1000,
+      onAuthorizationUrl: () => undefined,
+    });
+    const old = { access_token: 'a1', token_type: 'Bearer', refresh_token: 'r1' };
+    await mine.update(server, () => ({ tokens: old }));
+    expect(await provider.tokens()).toEqual(old); // handed to the SDK, which then tries r1
+    const rotated = { access_token: 'a2', token_type: 'Bearer', refresh_token: 'r2' };
+    await new TokenStore(path).update(server, () => ({ tokens: rotated })); // the other process
+    await provider.invalidateCredentials('tokens'); // r1 was refused here
+    expect((await mine.get(server)).tokens).toEqual(rotated);
+    await provider.tokens();
+    await provider.invalidateCredentials('tokens'); // now r2 itself is refused
+    expect((await mine.get(server)).tokens).toBeUndefined();
+  });
+
   it('R11.1: a token file others may read is refused, not used', async () => {
     const path = await tokenPath();
     await writeFile(path, JSON.stringify({ version: 1, servers: {} }), { mode: 0o644 });
