@@ -15,18 +15,17 @@ import {
   type Implementation,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from '@modelcontextprotocol/sdk/validation/types.js';
 import {
+  ACCEPT_ANY_OUTPUT,
   AuthorizationFailed,
   connectHttp,
+  messageOf,
+  oneLine,
   TokenFileError,
   type HttpConnectOptions,
 } from '@ahma/remote';
 import packageJson from '../package.json' with { type: 'json' };
-import { ListToolsError, messageOf, networkCause, schemaIssues } from './errors.js';
+import { ListToolsError, networkCause, schemaIssues } from './errors.js';
 
 /** The server to list: a command that speaks MCP over stdio, or a Streamable HTTP endpoint. */
 export type ListTarget =
@@ -53,15 +52,6 @@ const STDERR_TAIL_CHARS = 4000;
 // How long a finished listing waits for an HTTP server to end its session.
 const TERMINATE_SESSION_MS = 2000;
 
-// A listing never calls a tool, so tool output is never validated. The SDK's default validator
-// compiles every outputSchema with ajv inside listTools(), and a single schema ajv cannot compile
-// (an unresolvable $ref, say) would otherwise fail the whole listing.
-const skipOutputValidation: jsonSchemaValidator = {
-  getValidator<T>(): JsonSchemaValidator<T> {
-    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
-  },
-};
-
 /** Lists every tool of one server; throws ListToolsError when it cannot be started, reached or read. */
 export async function listServerTools(
   target: ListTarget,
@@ -70,7 +60,7 @@ export async function listServerTools(
   const newClient = () =>
     new Client(
       { name: 'ahma-list-tools', version: packageJson.version },
-      { capabilities: {}, jsonSchemaValidator: skipOutputValidation },
+      { capabilities: {}, jsonSchemaValidator: ACCEPT_ANY_OUTPUT },
     );
   if (target.kind === 'http') return listHttpTools(target, newClient, options);
   const client = newClient();
@@ -407,11 +397,6 @@ async function withinMs<T>(ms: number, promise: Promise<T>): Promise<T | undefin
   } finally {
     clearTimeout(timer);
   }
-}
-
-function oneLine(text: string, max = 300): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 function shellQuote(word: string): string {

@@ -55,17 +55,6 @@ export function networkCause(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The error's own message, with the messages of its causes when they add something. */
-export function messageOf(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; current !== undefined && depth < 5; depth++) {
-    const message = current instanceof Error ? current.message : String(current);
-    if (message !== '' && !parts.some((part) => part.includes(message))) parts.push(message);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(': ') || 'unknown error';
-}
-
 function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
   return typeof error.code === 'string' ? error.code : undefined;

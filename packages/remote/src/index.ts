@@ -1,6 +1,7 @@
 // Ahma as an MCP client of remote HTTP servers (SPEC §10, R14): OAuth 2.1 authorization code +
 // PKCE through the MCP SDK, the token file, and the localhost callback.
 export { openBrowser } from './browser.js';
+export { ACCEPT_ANY_OUTPUT, messageOf, oneLine } from './client-support.js';
 export {
   AuthorizationFailed,
   CALLBACK_PATH,

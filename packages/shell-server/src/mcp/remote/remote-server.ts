@@ -6,7 +6,10 @@
 // saying why and what to do — the login URL to open, or that it is unreachable — and the next call
 // tries again. Calls are bounded (the command timeout, renewed by the remote's progress).
 import {
+  ACCEPT_ANY_OUTPUT,
   connectHttp,
+  messageOf,
+  oneLine,
   type CallbackListener,
   type HttpConnection,
   type TokenStore,
@@ -19,10 +22,6 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Logger } from 'pino';
 import { SERVER_NAME, SERVER_VERSION } from '../../version.js';
 import { toolError } from '../results.js';
@@ -42,17 +41,6 @@ export interface RemoteServerOptions {
   /** The tools changed (connected, listed again, or lost). */
   readonly onChange: () => void;
 }
-
-/**
- * Ahma forwards results, it does not judge them (its own client does): the SDK's default would
- * compile every remote output schema with ajv, and a hostile pattern (`^(a+)+$`) could then hold
- * Ahma's one thread for hours.
- */
-const PASS_THROUGH: jsonSchemaValidator = {
-  getValidator<T>(): JsonSchemaValidator<T> {
-    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
-  },
-};
 
 /** A tool name clients accept (the Claude API's rule, the strictest in use). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -129,7 +117,7 @@ export class RemoteServer {
         () =>
           new Client(
             { name: SERVER_NAME, version: SERVER_VERSION },
-            { capabilities: {}, jsonSchemaValidator: PASS_THROUGH },
+            { capabilities: {}, jsonSchemaValidator: ACCEPT_ANY_OUTPUT },
           ),
         {
           url: config.url,
@@ -379,11 +367,5 @@ function answer(result: CallToolResult): ToolOutcome {
 }
 
 function describe(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; current !== undefined && depth < 4; depth += 1) {
-    const message = current instanceof Error ? current.message : String(current);
-    if (message !== '' && !parts.some((part) => part.includes(message))) parts.push(message);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(': ').replace(/\s+/g, ' ').slice(0, 300) || 'unknown error';
+  return oneLine(messageOf(error));
 }
