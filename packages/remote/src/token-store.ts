@@ -30,12 +30,13 @@ interface TokenFile {
   readonly servers: Record<string, ServerCredentials>;
 }
 
-/** The token file's path: AHMA_HTTP_CLIENT_TOKEN_PATH, else the temp directory's. */
-export function defaultTokenPath(env: Readonly<Record<string, string | undefined>>): string {
+/** The token file's path: AHMA_HTTP_CLIENT_TOKEN_PATH, else `mcp_http_token.json` in `dir`. */
+export function defaultTokenPath(
+  env: Readonly<Record<string, string | undefined>>,
+  dir: string = tmpdir(),
+): string {
   const configured = env[TOKEN_PATH_VARIABLE];
-  return configured !== undefined && configured !== ''
-    ? configured
-    : join(tmpdir(), TOKEN_FILE_NAME);
+  return configured !== undefined && configured !== '' ? configured : join(dir, TOKEN_FILE_NAME);
 }
 
 /** The key of a server in the file: its URL without query, fragment or credentials. */

@@ -6,7 +6,7 @@
 // someone else's account). A token file inside a path commands can write is refused.
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside, realpathLenient } from '@ahma/core';
-import { CallbackListener, TOKEN_FILE_NAME, TOKEN_PATH_VARIABLE, TokenStore } from '@ahma/remote';
+import { CallbackListener, TOKEN_PATH_VARIABLE, TokenStore, defaultTokenPath } from '@ahma/remote';
 import type { Logger } from 'pino';
 import type { ToolEntry } from '../tools/tool.js';
 import type { McpConfig } from './mcp-config.js';
@@ -39,12 +39,7 @@ export class RemoteTools {
     for (const { name, reason } of config.skipped) {
       logger.warn({ file: config.file, server: name }, `MCP config entry not proxied: ${reason}`);
     }
-    const configured = options.env[TOKEN_PATH_VARIABLE];
-    const tokenPath = resolve(
-      configured !== undefined && configured !== ''
-        ? configured
-        : join(options.stateRoot, TOKEN_FILE_NAME),
-    );
+    const tokenPath = resolve(defaultTokenPath(options.env, options.stateRoot));
     this.#tokenPath = tokenPath;
     this.#writable = options.writable;
     this.#callbacks = new CallbackListener(options.callbackPort);
