@@ -47,15 +47,26 @@ async function logIn(server: RunningServer, name: string): Promise<void> {
   await waitFor(() => changed, 'tools/list_changed after the login');
 }
 
-async function serverFor(world: OAuthWorld, scope: Scope): Promise<RunningServer> {
+/** A scope whose mcp.json names `world`'s MCP server as `acme`. */
+const acmeScope = (world: OAuthWorld) =>
+  scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } });
+
+/** A server of a scope naming `world` as `acme`, logged in to it. */
+async function loggedIn(world: OAuthWorld): Promise<RunningServer> {
+  const server = await serverFor(await acmeScope(world));
+  await logIn(server, 'acme');
+  return server;
+}
+
+async function serverFor(scope: Scope): Promise<RunningServer> {
   return e2e.inProcess(scope, ['--oauth-callback-port', String(await freePort())]);
 }
 
 describe('remote MCP servers through Ahma', () => {
   it('R14.1: an unauthorised remote offers <server>_connect, whose answer is the login URL; after the login its tools are listed as <server>_<tool> with their schemas', async () => {
     const world = await remoteWorld();
-    const scope = await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } });
-    const server = await serverFor(world, scope);
+    const scope = await acmeScope(world);
+    const server = await serverFor(scope);
     expect(await names(server)).toContain('acme_connect');
     const answer = await server.call('acme_connect');
     expect(textOf(answer)).toContain('needs a login. Ask the user to open this URL');
@@ -69,11 +80,7 @@ describe('remote MCP servers through Ahma', () => {
 
   it("R14.7: calls are forwarded: the result, the remote's isError, and its progress", async () => {
     const world = await remoteWorld();
-    const server = await serverFor(
-      world,
-      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
-    );
-    await logIn(server, 'acme');
+    const server = await loggedIn(world);
     const echoed = await server.call('acme_echo', { text: 'through ahma' });
     expect(echoed).toMatchObject({ content: [{ type: 'text', text: 'through ahma' }] });
     expect(echoed.isError).toBeFalsy();
@@ -85,11 +92,7 @@ describe('remote MCP servers through Ahma', () => {
 
   it("R14.7: the remote's tools/list_changed updates Ahma's list, and Ahma tells its own client", async () => {
     const world = await remoteWorld();
-    const server = await serverFor(
-      world,
-      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
-    );
-    await logIn(server, 'acme');
+    const server = await loggedIn(world);
     let changed = false;
     server.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed = true;
@@ -103,11 +106,7 @@ describe('remote MCP servers through Ahma', () => {
 
   it("R14.7: a storm of the remote's tools/list_changed is one or two listings, not fifty", async () => {
     const world = await remoteWorld();
-    const server = await serverFor(
-      world,
-      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
-    );
-    await logIn(server, 'acme');
+    const server = await loggedIn(world);
     const before = world.listings;
     expect(textOf(await server.call('acme_storm'))).toBe('stormed');
     await waitFor(() => world.listings > before, 'a listing after the storm');
@@ -117,11 +116,7 @@ describe('remote MCP servers through Ahma', () => {
 
   it('R14.7: cancelling a forwarded call cancels it at the remote', async () => {
     const world = await remoteWorld({ slowMs: 3000 });
-    const server = await serverFor(
-      world,
-      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
-    );
-    await logIn(server, 'acme');
+    const server = await loggedIn(world);
     const abort = new AbortController();
     const call = server.call('acme_slow', {}, { request: { signal: abort.signal } });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -132,22 +127,18 @@ describe('remote MCP servers through Ahma', () => {
 
   it('R14: a second server reuses the stored tokens: the tools are listed without a login', async () => {
     const world = await remoteWorld();
-    const scope = await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } });
-    const first = await serverFor(world, scope);
+    const scope = await acmeScope(world);
+    const first = await serverFor(scope);
     await logIn(first, 'acme');
     await first.close();
-    const second = await serverFor(world, scope);
+    const second = await serverFor(scope);
     await waitFor(async () => (await names(second)).includes('acme_echo'), 'the remote tools');
     expect((await second.call('acme_echo', { text: 'again' })).isError).toBeFalsy();
   });
 
   it('R14.7: a remote that goes down mid-call gives that call a tool error, and later calls a prompt one while it is down', async () => {
     const world = await remoteWorld({ slowMs: 3000 });
-    const server = await serverFor(
-      world,
-      await scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } }),
-    );
-    await logIn(server, 'acme');
+    const server = await loggedIn(world);
     const call = server.call('acme_slow');
     await new Promise((resolve) => setTimeout(resolve, 300));
     world.down(true);
