@@ -4,6 +4,7 @@
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { AhmaError } from '../errors.js';
+import { isInside } from '../paths/inside.js';
 
 const MAX_SYMLINK_HOPS = 40;
 
@@ -19,11 +20,6 @@ async function realScopeOf(scope: string): Promise<string> {
   const real = await realpath(scope);
   realScopes.set(scope, real);
   return real;
-}
-
-/** True when `candidate` is `scope` itself or lies below it (both absolute, normalised). */
-export function isInside(candidate: string, scope: string): boolean {
-  return candidate === scope || candidate.startsWith(scope.endsWith(sep) ? scope : scope + sep);
 }
 
 /**

@@ -5,7 +5,8 @@
 // was. The file's directory is pinned for every access (pinned-directory.ts): commands can write
 // the scope it usually lies in, and must not be able to redirect the server's writes.
 import { basename, dirname, resolve } from 'node:path';
-import { isInside, realpathLenient } from '../argv/paths.js';
+import { realpathLenient } from '../argv/paths.js';
+import { isInside } from '../paths/inside.js';
 import { AhmaError } from '../errors.js';
 import type { RegisteredCommand } from './command.js';
 import { RegistryDraft, type DraftRules } from './draft.js';

@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AhmaError } from '../errors.js';
-import { isWithin, overlaps, type LabelledPath } from '../state/paths.js';
+import { isInside, overlaps } from '../paths/inside.js';
+import type { LabelledPath } from '../state/paths.js';
 
 /** Lines of the refusal that list offending paths; the rest is counted. */
 const LISTED = 8;
@@ -33,7 +34,7 @@ export async function checkInstallLocation(
       if (clash === undefined || seen.has(path)) continue;
       seen.add(path);
       problems.push(
-        isWithin(path, clash.path)
+        isInside(path, clash.path)
           ? `  ${path} (${entry.label}) is inside ${clash.label} ${clash.path}`
           : `  ${clash.label} ${clash.path} is inside ${path} (${entry.label})`,
       );

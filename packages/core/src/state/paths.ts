@@ -1,24 +1,13 @@
-// Where a path really is, and whether two paths overlap. Ahma's private state and its own code must
-// lie outside every path commands may write (R7.6), so these questions are answered on resolved
-// paths: a spelling with a symlink in it must not slip past a check.
+// Where a path really is. Ahma's private state and its own code must lie outside every path
+// commands may write (R7.6), so containment (paths/inside.ts) is asked of resolved paths: a
+// spelling with a symlink in it must not slip past a check.
 import { realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** A path with what it is, for messages ("the sandbox scope", "the temp directory", …). */
 export interface LabelledPath {
   readonly path: string;
   readonly label: string;
-}
-
-/** True when `path` is `root` or lies beneath it (both absolute and normalised). */
-export function isWithin(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
-}
-
-/** True when one of the two paths contains the other. */
-export function overlaps(a: string, b: string): boolean {
-  return isWithin(a, b) || isWithin(b, a);
 }
 
 /**

@@ -12,7 +12,8 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { ownerName, type OwnerTag } from './owner.js';
-import { errorCode, isWithin, overlaps, resolveReal, type LabelledPath } from './paths.js';
+import { isInside, overlaps } from '../paths/inside.js';
+import { errorCode, resolveReal, type LabelledPath } from './paths.js';
 
 /** Environment variable (and the server's --state-dir) naming the root explicitly. */
 export const STATE_DIR_ENV = 'AHMA_STATE_DIR';
@@ -115,7 +116,7 @@ async function unsuitable(
   for (const spelling of new Set([resolve(path), real])) {
     const clash = writable.find((entry) => overlaps(spelling, entry.path));
     if (clash !== undefined) {
-      return isWithin(spelling, clash.path)
+      return isInside(spelling, clash.path)
         ? `it is inside ${clash.label} (${clash.path}), which commands may write`
         : `it contains ${clash.label} (${clash.path}), which commands may write`;
     }

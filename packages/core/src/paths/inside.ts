@@ -1,0 +1,21 @@
+// The one answer to "is this path in that directory?" for every security decision in Ahma (the
+// sandbox scope, path arguments, the private state, the install check, session roots, token
+// files). Several spellings of the question used to disagree (one took a child named `..x` for a
+// way out); now there is this one.
+//
+// The question is lexical: both paths are made absolute and normalised (`.`/`..` segments and
+// trailing separators go), then compared segment by segment. Symlinks are NOT followed here: a
+// caller deciding something about a real file passes real paths (realpath, resolveReal,
+// realpathLenient). Names compare byte for byte, as the Linux kernel does: `/A` is not inside `/a`.
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
+/** True when `path` is `dir` itself or lies beneath it. */
+export function isInside(path: string, dir: string): boolean {
+  const rest = relative(resolve(dir), resolve(path));
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+}
+
+/** True when one of the two paths contains the other. */
+export function overlaps(a: string, b: string): boolean {
+  return isInside(a, b) || isInside(b, a);
+}
