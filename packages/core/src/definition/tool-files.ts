@@ -1,8 +1,9 @@
 // Reading a tools directory: which files are definitions, which is the guidance file, and turning
 // them into checked definitions plus diagnostics. Shared by the loader and ahma-validate.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { AhmaError } from '../errors.js';
+import { readRegularFile } from '../paths/read-regular.js';
 import type { DocumentChecker } from './check-document.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
 import type { CheckedDefinition } from './definition-set.js';
@@ -37,9 +38,16 @@ export async function listJsonFiles(dir: string): Promise<string[]> {
     .map((name) => join(dir, name));
 }
 
+/** A tool file larger than this is not one. */
+const MAX_TOOL_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A tool file's text. The tools directory is in the scope, where commands write: a "file" there
+ * may be a link to a device or a FIFO, which the unconfined server must never open (R7.6).
+ */
 export async function readText(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return await readRegularFile(file, MAX_TOOL_FILE_BYTES);
   } catch (error) {
     throw new ToolFileReadError(file, error);
   }

@@ -5,13 +5,14 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse, stringify, YAMLParseError } from 'yaml';
-import { isInside, realpathLenient, resolvePathInScope } from '../argv/paths.js';
+import { realpathLenient, resolvePathInScope } from '../argv/paths.js';
+import { isInside } from '../paths/inside.js';
 import { AhmaError } from '../errors.js';
 import { isObject, type RegisteredCommand } from './command.js';
 import type { RegistryDraft } from './draft.js';
 import { commandEntries } from './registry-file.js';
 import { withPinnedDirectory } from './pinned-directory.js';
-import { readRegularFile } from './read-regular.js';
+import { readRegularFile } from '../paths/read-regular.js';
 import { writeFileAtomic } from './write-atomic.js';
 
 /** Where export_config writes by default, relative to the sandbox scope. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AhmaError } from '../errors.js';
 import type { PinnedDirectory } from './pinned-directory.js';
-import { readRegularFile } from './read-regular.js';
+import { readRegularFile } from '../paths/read-regular.js';
 import { isAlive } from './write-atomic.js';
 
 const RETRY_MS = 5;

@@ -5,7 +5,7 @@ import { lstat, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isObject, parseCommand, type RegisteredCommand } from './command.js';
 import type { PinnedDirectory } from './pinned-directory.js';
-import { NotRegularFileError, readRegularFile } from './read-regular.js';
+import { NotRegularFileError, readRegularFile } from '../paths/read-regular.js';
 
 export const REGISTRY_FILE_VERSION = '1.0';
 /** A registry of many thousands of commands stays far below this. */

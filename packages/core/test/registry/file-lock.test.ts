@@ -25,7 +25,7 @@ beforeAll(async () => {
   const modules = await transpiledSources(await dir(), [
     'errors.ts',
     'registry/write-atomic.ts',
-    'registry/read-regular.ts',
+    'paths/read-regular.ts',
     'registry/pinned-directory.ts',
     'registry/file-lock.ts',
   ]);

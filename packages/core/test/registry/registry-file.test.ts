@@ -96,7 +96,7 @@ describe('readRegistryFile', () => {
     await mkdir(path);
     expect(await atPath.read(path)).toMatchObject({
       kind: 'corrupt',
-      problem: 'not a regular file',
+      problem: 'it is a directory, not a regular file',
     });
     expect(await namesStartingWith(dirname(path), 'registry.json')).toEqual([
       expect.stringMatching(/^registry\.json\.corrupt-/),
