@@ -3,10 +3,11 @@
 // state (full-output logs under a disk budget, the per-server tool caches). Before anything runs it
 // works out every path commands will be able to write, and refuses to start when Ahma's own code or
 // its private state would lie there (R7.6). close() cancels whatever runs, stops the warm shells and
-// removes the state, leaving no process or file behind.
+// removes the state, leaving no process or file behind. Commands never see the variables it is told
+// to deny (R7.9), at start or later (denyEnv).
 import type { Logger } from './logger.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
-import { commandEnvironment, tempDirectory } from './process/environment.js';
+import { commandEnvironment, envDenyMatcher, tempDirectory } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
 import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, logPaths, presentLogs } from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
@@ -40,6 +41,12 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly poolIdleMs?: number;
   /** The server's environment, the base of every command's (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * R7.9: variables removed from every command's environment: names, or globs of names (`*` any
+   * run of characters, `?` one, e.g. `AWS_*`). A malformed entry refuses the start (AhmaError
+   * CONFIG_INVALID, see envDenyProblem). denyEnv() adds more later.
+   */
+  readonly envDeny?: readonly string[];
   readonly headBytes?: number;
   readonly tailBytes?: number;
   readonly graceMs?: number;
@@ -64,7 +71,17 @@ export interface Engine {
   readonly sandbox: Sandbox;
   readonly executor: Executor;
   readonly operations: OperationManager;
+  /** The current warm shell pool (denyEnv may replace it). */
   readonly pool: ShellPool | undefined;
+  /**
+   * R7.9: also removes these variables (names or globs, as EngineOptions.envDeny) from every
+   * command's environment from now on; throws (CONFIG_INVALID) for a malformed entry, adding none.
+   * When that changes the environment, the warm shells (made with the old one) take no further
+   * command: a new pool starts, and the old one's zygote ends once it has been idle for the pool's
+   * idle time (commands running in it finish), or at close. Returns whether the environment
+   * changed.
+   */
+  denyEnv(entries: readonly string[]): boolean;
   /** The private state: its root, this engine's directory and logs, its cache directory. */
   readonly state: StateDir;
   /** The full-output logs and their disk budget. */
@@ -77,6 +94,8 @@ export interface Engine {
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const baseEnv = options.env ?? process.env;
+  // A malformed --env-deny entry refuses the start before anything is made.
+  envDenyMatcher(options.envDeny ?? []);
   const helperPath = options.helperPath ?? defaultHelperPath();
   // Everything commands will be able to write, known before anything is created or run.
   const tempDir = options.tempDir ?? tempDirectory(baseEnv);
@@ -120,7 +139,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     await Promise.all([removeTree(state.serverDir), removeTree(state.cacheDir)]);
     throw error;
   }
-  const env = commandEnvironment(baseEnv, sandbox.cacheRoot);
+  // R7.9: what commands may not see. Only grows (denyEnv); `env` is read at every spawn.
+  let deny: readonly string[] = options.envDeny ?? [];
+  let env = commandEnvironment(baseEnv, sandbox.cacheRoot, deny);
   // Cache directories are written by commands: emptied by a remover confined to each.
   const removeCache = (dir: string) =>
     removeConfined(
@@ -130,8 +151,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     );
   const swept = sweepDeadServers({ root: state.root, self: owner, removeCache });
   const logs = new LogStore(state.logDir, options.logBudgetBytes);
-  // The pool's bootstrap needs bash ≥ 4.4 (mapfile -d) and the Linux helper's supervision.
-  const pool =
+  // The pool's bootstrap needs bash ≥ 4.4 (mapfile -d) and the Linux helper's supervision. Its
+  // warm shells carry the environment they were made with: a change of it needs a new pool.
+  const newPool = (): ShellPool | undefined =>
     options.noShellPool === true || process.platform !== 'linux'
       ? undefined
       : new ShellPool({
@@ -141,11 +163,19 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           ...(options.poolIdleMs === undefined ? {} : { idleMs: options.poolIdleMs }),
           ...(options.logger === undefined ? {} : { logger: options.logger }),
         });
+  let pool = newPool();
   pool?.start();
+  /** Pools replaced by denyEnv: no new command; their zygotes end when idle, or at close. */
+  const retired: ShellPool[] = [];
   const executor = new Executor({
     sandbox,
-    env,
-    pool,
+    // Getters: the executor reads both at every command, so a denyEnv() reaches the next one.
+    get env() {
+      return env;
+    },
+    get pool() {
+      return pool;
+    },
     limits: {
       headBytes: options.headBytes ?? DEFAULT_HEAD_BYTES,
       tailBytes: options.tailBytes ?? DEFAULT_TAIL_BYTES,
@@ -165,7 +195,26 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     sandbox,
     executor,
     operations,
-    pool,
+    get pool() {
+      return pool;
+    },
+    denyEnv(entries) {
+      envDenyMatcher(entries); // throws for a malformed entry before anything changes
+      const added = entries.filter((entry) => !deny.includes(entry));
+      if (added.length === 0) return false;
+      deny = [...deny, ...added];
+      const next = commandEnvironment(baseEnv, sandbox.cacheRoot, deny);
+      // Entries only remove: the same number of variables is the same environment.
+      if (Object.keys(next).length === Object.keys(env).length) return false;
+      env = next;
+      if (pool !== undefined && closing === undefined) {
+        retired.push(pool);
+        pool = newPool();
+        pool?.start();
+        options.logger?.info('the command environment changed: new warm shells were started');
+      }
+      return true;
+    },
     state,
     logs,
     swept,
@@ -173,7 +222,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       (closing ??= (async () => {
         // Cancel first: pooled commands are stopped through the zygote.
         await operations.shutdown();
-        await pool?.close();
+        await Promise.all([pool, ...retired].map((each) => each?.close()));
         await swept;
         logs.clear();
         // Left behind on failure (a file in use, …): the next start sweeps it once we are gone.

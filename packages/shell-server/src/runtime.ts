@@ -2,12 +2,14 @@
 // warm shells, operations), the tool set with its hot reload and revealed bundles, and their
 // watchers. It reads nothing from the process: options, environment and working directory are
 // given (the CLI is their only reader). MCP connections are made over it (mcp/server.ts), one per
-// client connection; the one-shot CLI calls its tools directly.
+// client connection; the one-shot CLI calls its tools directly. R7.9: no command sees Ahma's
+// secrets, the API keys of livelog tools (any tool file ever loaded) or what --env-deny names.
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ArgumentValidator,
   createEngine,
+  livelogKeyVariables,
   packageClosure,
   Registry,
   resolveSandboxScope,
@@ -52,6 +54,16 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * R7.9: the variables Ahma itself reads as secrets, removed from every command's environment
+ * (with --env-deny's entries and the livelog API key variables, see livelogKeyVariables).
+ */
+export const AHMA_SECRET_VARIABLES: readonly string[] = [
+  'AHMA_HTTP_TOKEN',
+  'AHMA_HTTP_TOKEN_FILE',
+  'AHMA_OAUTH_CLIENT_SECRET',
+];
+
 /** The bundled catalog: `tools/` at the repository root (dist/ and src/ are at the same depth). */
 export function catalogDirectory(): string {
   return fileURLToPath(new URL('../../../tools', import.meta.url));
@@ -71,9 +83,13 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const { options, env, logger } = settings;
   const scope = await resolveSandboxScope({ scope: options.sandboxScope, env, cwd: settings.cwd });
   const toolsDir = resolveToolsDir({ toolsDir: options.toolsDir, env, scope });
+  // R7.9: the whole catalog (a bundle may be revealed later) and the tools directory as it is now;
+  // keys of tool files added later are denied before they load (denyLivelogKeys).
+  const livelogKeys = await livelogKeyVariables([toolsDir.dir, catalogDirectory()]);
   const engine = await createEngine({
     scope,
     env,
+    envDeny: [...AHMA_SECRET_VARIABLES, ...options.envDeny, ...livelogKeys],
     noSandbox: options.noSandbox,
     keepCapabilities: options.keepCapabilities,
     noShellPool: options.noShellPool,
@@ -169,6 +185,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
       heartbeatMs: options.heartbeatMs,
     },
   });
+  await denyLivelogKeys();
   await toolSet.load();
   remote?.start();
   registry?.onChange(() => {
@@ -185,8 +202,17 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   // Hot reload and revealed bundles: the tools are rebuilt and swapped in, and every connection is
   // told. A save that changed nothing a client sees (same content, a comment) is no news.
   async function reloadTools(): Promise<void> {
+    await denyLivelogKeys();
     if (!(await toolSet.load())) return;
     for (const listener of toolsChanged) listener();
+  }
+  // R7.9: before every load, so that no command (an availability probe of the new file included)
+  // sees a key a livelog tool file names; a variable once denied stays denied.
+  async function denyLivelogKeys(): Promise<void> {
+    const variables = await livelogKeyVariables([toolsDir.dir]);
+    if (engine.denyEnv(variables)) {
+      logger.info({ variables }, "livelog tools' API key variables are now kept from commands");
+    }
   }
   const watcher = options.noHotReload
     ? undefined

@@ -1,7 +1,9 @@
 // The environment every command runs with: non-interactive (a prompt fails fast instead of hanging),
-// and with the caches tools write in HOME redirected into a per-server directory that the sandbox
-// lets them write.
+// with the caches tools write in HOME redirected into a per-server directory that the sandbox lets
+// them write, and without the variables the server denies them (R7.9: Ahma's secrets, the API
+// keys livelog tools name, --env-deny).
 import { join } from 'node:path';
+import { AhmaError } from '../errors.js';
 
 export type Environment = Record<string, string>;
 
@@ -38,21 +40,54 @@ export const CACHE_ENV: Readonly<Record<string, string>> = {
 };
 
 /**
- * The command environment: the server's environment, then the cache redirections (when a cache
- * root is given), then the non-interactive settings, which always win.
+ * The command environment: the server's environment without the denied variables (R7.9), then the
+ * cache redirections (when a cache root is given), then the non-interactive settings, which always
+ * win. `deny` holds variable names and globs (see envDenyMatcher); entries are checked first.
  */
 export function commandEnvironment(
   base: Readonly<Record<string, string | undefined>>,
   cacheRoot: string | undefined,
+  deny: readonly string[] = [],
 ): Environment {
+  const denied = envDenyMatcher(deny);
   const env: Environment = {};
   for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined && !REMOVED_ENV.has(key)) env[key] = value;
+    if (value !== undefined && !REMOVED_ENV.has(key) && !denied(key)) env[key] = value;
   }
   if (cacheRoot !== undefined) {
     for (const [key, dir] of Object.entries(CACHE_ENV)) env[key] = join(cacheRoot, dir);
   }
   return Object.assign(env, NON_INTERACTIVE_ENV);
+}
+
+/** An --env-deny entry: a variable name, or a glob of names (`*` any run, `?` one character). */
+const ENV_DENY_ENTRY = /^[A-Za-z0-9_*?]+$/;
+
+/** Why `entry` cannot be an --env-deny entry (a clear, complete message), or undefined. */
+export function envDenyProblem(entry: string): string | undefined {
+  if (ENV_DENY_ENTRY.test(entry)) return undefined;
+  return `--env-deny: ${JSON.stringify(entry)} is not a variable name or a glob of names: use only letters, digits, "_", and "*" (any run of characters) or "?" (one character)`;
+}
+
+/**
+ * R7.9: the test of denied variables: a name is denied when it equals an entry, or matches an
+ * entry's glob whole (case-sensitive, as variable names are). Throws AhmaError (CONFIG_INVALID)
+ * for a malformed entry, so that a typo never silently denies nothing.
+ */
+export function envDenyMatcher(deny: readonly string[]): (name: string) => boolean {
+  const names = new Set<string>();
+  const globs: RegExp[] = [];
+  for (const entry of deny) {
+    const problem = envDenyProblem(entry);
+    if (problem !== undefined) throw new AhmaError('CONFIG_INVALID', problem);
+    if (/[*?]/.test(entry)) {
+      // Only [A-Za-z0-9_*?] remain: nothing else needs escaping.
+      globs.push(new RegExp(`^${entry.replaceAll('*', '.*').replaceAll('?', '.')}$`, 's'));
+    } else {
+      names.add(entry);
+    }
+  }
+  return (name) => names.has(name) || globs.some((glob) => glob.test(name));
 }
 
 /**

@@ -1,8 +1,9 @@
 // The command line of an isolated session's process (R8D.3): this package's own `ahma-shell
 // --mode stdio`, run by the Node that runs the server, with the server's flags that shape what a
-// session serves and how (tools, registry, sandbox, timeouts, pool, logging). The session appends
-// `--sandbox-scope <its scope>`; the HTTP flags and --session-isolation stay with the server.
-// Relative paths are made absolute against the server's directory: the process starts in its scope.
+// session serves and how (tools, registry, sandbox, timeouts, pool, denied variables, logging).
+// The session appends `--sandbox-scope <its scope>`; the HTTP flags and --session-isolation stay
+// with the server. Relative paths are made absolute against the server's directory: the process
+// starts in its scope.
 import { resolve } from 'node:path';
 import type { ServerOptions } from '../options.js';
 import { ahmaShellBin } from '../runtime.js';
@@ -30,6 +31,9 @@ export function isolatedChildCommand(
   if (options.registryFile !== undefined) {
     args.push('--registry-file', resolve(cwd, options.registryFile));
   }
+  // R7.9: the session's commands are denied what the server's are (the child adds Ahma's own
+  // secrets and its livelog keys itself).
+  if (options.envDeny.length > 0) args.push('--env-deny', options.envDeny.join(','));
   if (options.logToStderr) args.push('--log-to-stderr');
   if (options.debug) args.push('--debug');
   return { file: node, args };

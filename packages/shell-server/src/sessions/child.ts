@@ -1,7 +1,8 @@
 // The process of one isolated session (R8D.3): `ahma-shell --mode stdio --sandbox-scope <scope>`
-// started in a session and process group of its own, its stdout split into lines, the end of its
-// stderr kept to explain an exit, and a stop that leaves nothing behind. It knows no MCP: the
-// session (mcp/isolated-session.ts) reads and writes the lines.
+// started in a session and process group of its own, without the HTTP server's secrets in its
+// environment (R7.9), its stdout split into lines, the end of its stderr kept to explain an exit,
+// and a stop that leaves nothing behind. It knows no MCP: the session (mcp/isolated-session.ts)
+// reads and writes the lines.
 //
 // Stopping: stdin is closed and SIGTERM sent, so the server closes its runtime (cancels running
 // commands, stops warm shells, removes its private state) and exits; after `graceMs` the server is
@@ -39,6 +40,15 @@ export interface SessionChildOptions {
   readonly onExit: (exit: ChildExit) => void;
 }
 
+/**
+ * R7.9: the HTTP server's own secrets, never given to a session's process: it serves stdio and
+ * needs neither, and whatever is in its environment its sandboxed commands could try to reach.
+ */
+export const HTTP_SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'AHMA_HTTP_TOKEN',
+  'AHMA_HTTP_TOKEN_FILE',
+]);
+
 /** The most one line of stdout may hold: far above the 10 MiB a client may send the server. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** How much of the end of stderr is kept to explain an exit. */
@@ -56,7 +66,7 @@ export class SessionChild {
   constructor(options: SessionChildOptions) {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env))
-      if (value !== undefined) env[key] = value;
+      if (value !== undefined && !HTTP_SECRET_VARIABLES.has(key)) env[key] = value;
     this.#child = spawn(
       options.command.file,
       [...options.command.args, '--sandbox-scope', options.scope],

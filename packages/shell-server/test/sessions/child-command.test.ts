@@ -22,7 +22,7 @@ describe('isolatedChildCommand', () => {
     expect(isolatedChildCommand(options([]), '/srv').file).toBe(process.execPath);
   });
 
-  it("R8D.3: passes the server's flags on, relative paths made absolute; HTTP, isolation and the scope stay with the server", () => {
+  it("R8D.3, R7.9: passes the server's flags on (--env-deny too), relative paths made absolute; HTTP, isolation and the scope stay with the server", () => {
     const { args } = isolatedChildCommand(
       options([
         '--session-isolation',
@@ -48,6 +48,8 @@ describe('isolatedChildCommand', () => {
         '--no-hot-reload',
         '--registry-file',
         'reg.json',
+        '--env-deny',
+        'AWS_*, MY_KEY',
         '--log-to-stderr',
         '--debug',
       ]),
@@ -78,8 +80,22 @@ describe('isolatedChildCommand', () => {
       '--registry',
       '--registry-file',
       '/srv/reg.json',
+      '--env-deny',
+      'AWS_*,MY_KEY',
       '--log-to-stderr',
       '--debug',
+    ]);
+  });
+});
+
+describe('isolatedChildCommand and AHMA_ENV_DENY', () => {
+  it('R7.9: entries from the environment are passed on like the flag', () => {
+    const parsed = parseCommandLine(['--mode', 'http'], { AHMA_ENV_DENY: 'SECRET_*' });
+    if (parsed.kind !== 'run') throw new Error('not a server command line');
+    const { args } = isolatedChildCommand(parsed.options, '/srv', 'bin.js', 'node');
+    expect(args.slice(args.indexOf('--env-deny'), args.indexOf('--env-deny') + 2)).toEqual([
+      '--env-deny',
+      'SECRET_*',
     ]);
   });
 });

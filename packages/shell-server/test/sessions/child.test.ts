@@ -12,14 +12,14 @@ afterEach(async () => {
   await e2e.cleanup();
 });
 
-function start(script: string, scope: string) {
+function start(script: string, scope: string, env: Record<string, string> = {}) {
   const lines: string[] = [];
   const stderr: string[] = [];
   let exit: ChildExit | undefined;
   const child = new SessionChild({
     command: { file: 'bash', args: ['-c', script, 'session-child'] },
     scope,
-    env: childEnv(),
+    env: childEnv(env),
     onLine: (line) => lines.push(line),
     onStderrLine: (line) => stderr.push(line),
     onExit: (value) => (exit = value),
@@ -50,6 +50,21 @@ describe('SessionChild', () => {
     expect(s.child.write('{"a":1}')).toBe(true);
     await waitFor(() => s.lines.length > 1, 'the echo');
     expect(s.lines[1]).toBe('got {"a":1}');
+  });
+
+  it("R7.9: the process gets the server's environment without the HTTP server's secrets", async () => {
+    const scope = await e2e.outsideDir();
+    const s = start('cat /proc/self/environ | tr "\\0" "\\n"; echo END', scope, {
+      AHMA_HTTP_TOKEN: 'tok-secret',
+      AHMA_HTTP_TOKEN_FILE: '/srv/token',
+      AHMA_OAUTH_CLIENT_SECRET: 'oauth-secret',
+      ORDINARY: 'ordinary-value',
+    });
+    await waitFor(() => s.lines.includes('END'), 'the environment');
+    expect(s.lines).toContain('ORDINARY=ordinary-value');
+    // Only the HTTP server's own are removed here; the child's runtime keeps the rest from commands.
+    expect(s.lines).toContain('AHMA_OAUTH_CLIENT_SECRET=oauth-secret');
+    expect(s.lines.filter((line) => line.startsWith('AHMA_HTTP_TOKEN'))).toEqual([]);
   });
 
   it('R8.5: an exit is reported once with its code and the last `ahma-shell:` line of stderr', async () => {
