@@ -20,6 +20,9 @@
  *   ahma-sandbox --probe
  *       prints "landlock-abi=N" and exits 0; exits 78 with the reason on stderr when Landlock is
  *       unavailable.
+ *   ahma-sandbox --peer-cred
+ *       prints "UID GID PID" of the peer of the unix socket connection on descriptor 3 (SO_PEERCRED,
+ *       for ahma-shell --http-socket; see peercred.c) and exits 0; 125 when there is none.
  *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
  *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
@@ -49,6 +52,7 @@
  *   supervise.c     the supervisor: reaping, descendant scan and termination, exiting like the
  *                   command; the descriptor, signal and exec helpers its forks share
  *   zygote.c        pool mode: units, frames, the event loop
+ *   peercred.c      --peer-cred: the uid of a unix socket connection's peer
  *   common.c/.h     the program name, exit codes, die() and now_ms()
  *
  * Build (scripts/build-native.mjs): cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
@@ -68,6 +72,7 @@
 #include "capabilities.h"
 #include "common.h"
 #include "landlock.h"
+#include "peercred.h"
 #include "seccomp.h"
 #include "supervise.h"
 #include "zygote.h"
@@ -113,6 +118,7 @@ int main(int argc, char **argv) {
         printf("landlock-abi=%d\n", abi);
         return fflush(stdout) == 0 ? 0 : EXIT_HELPER;
     }
+    if (argc == 2 && strcmp(argv[1], "--peer-cred") == 0) return print_peer_credentials(PEER_CRED_FD);
 
     const char **rw = calloc((size_t)argc, sizeof *rw);
     const char **ro = calloc((size_t)argc, sizeof *ro);
