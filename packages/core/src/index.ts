@@ -47,18 +47,23 @@ export { readCatalog } from './definition/catalog.js';
 export { closestMatch } from './definition/suggest.js';
 export { validateToolFiles, type ValidationReport } from './definition/validate-files.js';
 
-export { isInside, realpathLenient, resolveWorkingDirectory } from './argv/paths.js';
+export { realpathLenient, resolveWorkingDirectory } from './argv/paths.js';
+export { isInside, overlaps } from './paths/inside.js';
 export { prepareInvocation } from './argv/prepare.js';
 
 export { createEngine, type Engine } from './engine.js';
+export { envDenyProblem } from './process/environment.js';
+export { livelogKeyVariables } from './definition/livelog-keys.js';
 export { type Logger } from './logger.js';
 export { resolveSandboxScope } from './sandbox/scope.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
+export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';
 export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
 export { commandArgv, Executor } from './process/executor.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';
 export { isLive, procStat } from './process/proc-stat.js';
+export { tempDirectory } from './process/environment.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';

@@ -30,7 +30,7 @@ import { ListToolsError, networkCause, schemaIssues } from './errors.js';
 /** The server to list: a command that speaks MCP over stdio, or a Streamable HTTP endpoint. */
 export type ListTarget =
   | { kind: 'stdio'; command: string; args: readonly string[] }
-  | { kind: 'http'; url: URL; auth: HttpAuth };
+  | { kind: 'http'; url: URL; auth: HttpAuth; bearer?: string | undefined };
 
 /** How an HTTP server that asks for OAuth is logged in to (everything but the URL). */
 export type HttpAuth = Omit<HttpConnectOptions, 'url' | 'request'>;
@@ -116,7 +116,10 @@ async function listHttpTools(
   const request: RequestOptions = { timeout: options.timeoutMs };
   let connection;
   try {
-    connection = await connectHttp(newClient, { ...target.auth, url: target.url, request });
+    connection =
+      target.bearer === undefined
+        ? await connectHttp(newClient, { ...target.auth, url: target.url, request })
+        : await connectWithBearer(newClient(), target.url, target.bearer, request);
   } catch (error) {
     throw toListToolsError(error, context);
   }
@@ -132,6 +135,25 @@ async function listHttpTools(
   } finally {
     await disconnect(client, transport, false);
   }
+}
+
+/** --token-file: a static bearer token (an Ahma HTTP server's), no OAuth. */
+async function connectWithBearer(
+  client: Client,
+  url: URL,
+  token: string,
+  request: RequestOptions,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  try {
+    await client.connect(transport, request);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return { client, transport };
 }
 
 /** The command line or URL, as the user would recognise it in a message. */

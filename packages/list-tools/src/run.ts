@@ -2,6 +2,7 @@
 // any MCP server (logging in with OAuth when an HTTP server asks) and prints its tools and their
 // parameters; --logout URL forgets a server's tokens. Exit 0 listed, 1 the server could not be
 // started, reached or listed, 2 usage error.
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CALLBACK_PORT, TokenStore, defaultTokenPath, openBrowser } from '@ahma/remote';
 import packageJson from '../package.json' with { type: 'json' };
@@ -37,6 +38,8 @@ Server (exactly one):
   --http URL          connect to a Streamable HTTP MCP endpoint, e.g. http://127.0.0.1:3001/mcp
                       A server that asks for OAuth is logged in to: the browser opens (or the URL
                       is printed) and the login comes back to http://127.0.0.1:PORT/callback.
+  --token-file FILE   send "Authorization: Bearer <FILE's content>" instead (no OAuth): the token
+                      of an \`ahma-shell --mode http\`, whose file it prints at start
 
 OAuth (--http):
   --callback-port PORT  the localhost port of the login's callback (default: ${DEFAULT_CALLBACK_PORT})
@@ -71,6 +74,7 @@ export async function runListTools(
         format: { type: 'string', default: 'text' },
         timeout: { type: 'string', default: String(DEFAULT_TIMEOUT_SECONDS) },
         http: { type: 'string' },
+        'token-file': { type: 'string' },
         'callback-port': { type: 'string', default: String(DEFAULT_CALLBACK_PORT) },
         'client-id': { type: 'string' },
         'no-browser': { type: 'boolean' },
@@ -158,6 +162,15 @@ export async function runListTools(
 
   const target = parseTarget(values.http, terminator === undefined ? undefined : positionals, auth);
   if (typeof target === 'string') return usageError(output, target);
+  if (values['token-file'] !== undefined) {
+    if (target.kind !== 'http') return usageError(output, '--token-file needs --http URL');
+    const bearer = await readBearer(values['token-file']);
+    if ('error' in bearer) {
+      output.stderr(`ahma-list-tools: ${bearer.error}\n`);
+      return EXIT_FAILED;
+    }
+    target.bearer = bearer.token;
+  }
 
   try {
     const listing = await listServerTools(target, { timeoutMs: seconds * 1000 });
@@ -168,6 +181,20 @@ export async function runListTools(
     output.stderr(`ahma-list-tools: ${error.message}\n`);
     return EXIT_FAILED;
   }
+}
+
+/** The token a file holds (surrounding whitespace dropped), or why it cannot be one. */
+async function readBearer(file: string): Promise<{ token: string } | { error: string }> {
+  let text: string;
+  try {
+    text = (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { error: `--token-file ${file}: cannot read it (${code})` };
+  }
+  return /^[\x21-\x7e]+$/.test(text)
+    ? { token: text }
+    : { error: `--token-file ${file}: not a token (one word of visible ASCII characters)` };
 }
 
 /** The one server named on the command line, or why the arguments do not name exactly one. */

@@ -232,9 +232,13 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
 
 /** How an `ahma-shell --mode http` start ended: listening on a URL, or exited with its output. */
 type HttpStart =
-  { kind: 'listening'; child: ChildProcess; url: string } | { kind: 'exited'; output: string };
+  | { kind: 'listening'; child: ChildProcess; url: string; tokenFile: string }
+  | { kind: 'exited'; output: string };
 
-/** Starts ahma-shell in HTTP mode; resolves on its `listening on http://…` line or on its exit. */
+/**
+ * Starts ahma-shell in HTTP mode; resolves once it printed its URL and its token file, or on its
+ * exit.
+ */
 function startAhmaHttp(port: number, scope: string, env: NodeJS.ProcessEnv): Promise<HttpStart> {
   const args = ['--mode', 'http', '--http-port', String(port), '--sandbox-scope', scope];
   const child = spawn(process.execPath, [ahmaShell, ...args], {
@@ -245,8 +249,11 @@ function startAhmaHttp(port: number, scope: string, env: NodeJS.ProcessEnv): Pro
   return new Promise((resolve) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined) resolve({ kind: 'listening', child, url: match[1] });
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      const tokenFile = /the token is in (\S+)\n/.exec(output)?.[1];
+      if (url !== undefined && tokenFile !== undefined) {
+        resolve({ kind: 'listening', child, url, tokenFile });
+      }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -266,7 +273,7 @@ describe('ahma-list-tools against ahma-shell over Streamable HTTP', () => {
     rmSync(scope, { recursive: true, force: true });
   });
 
-  it('R6.10: --http URL lists the built-ins of ahma-shell --mode http --http-port 0', async () => {
+  it('R6.10, R8.11: --http URL --token-file lists the built-ins of ahma-shell --mode http --http-port 0 (refused without the token)', async () => {
     const env = { ...process.env, XDG_CACHE_HOME: join(scope, 'cache') };
     const started = await startAhmaHttp(0, scope, env);
     if (started.kind === 'exited') {
@@ -275,7 +282,9 @@ describe('ahma-list-tools against ahma-shell over Streamable HTTP', () => {
     server = started.child;
     expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
-    const run = await listTools(['--http', started.url]);
+    const refused = await listTools(['--http', started.url, '--no-browser', '--timeout', '10']);
+    expect(refused.code).toBe(1);
+    const run = await listTools(['--http', started.url, '--token-file', started.tokenFile]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^server: ahma \d+\.\d+\.\d+/);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios)
 # against ahma-shell over Streamable HTTP (SPEC §6): starts the built
-#   ahma-shell --mode http --http-host 127.0.0.1 --http-port 0 --sandbox-scope <a temp dir>
+#   ahma-shell --mode http --http-host 127.0.0.1 --http-no-auth --http-port 0 --sandbox-scope <a temp dir>
 # reads the URL from its `listening on http://HOST:PORT/mcp` line on stderr, runs the scenarios of
 # one protocol era with its baseline, then stops the server with SIGTERM and checks that it (and its
 # process group) is gone. CONFORMANCE_CHECK_ERA chooses the era:
@@ -133,7 +133,9 @@ if [[ -n "$server_cmd" ]]; then
     fail "the server exited before printing its URL ($server_desc)"
   }
 else
-  ahma=("$server_node" "$server_bin" --mode http --http-host 127.0.0.1 "${server_args[@]}")
+  # --http-no-auth: the suite's server scenarios send no Authorization header (R8.10's token is
+  # tested by the e2e suite); loopback only, as the flag insists.
+  ahma=("$server_node" "$server_bin" --mode http --http-host 127.0.0.1 --http-no-auth "${server_args[@]}")
   server_desc="${ahma[*]} --http-port 0 --sandbox-scope $scope"
   if ! start_server "${ahma[@]}" --http-port 0 --sandbox-scope "$scope"; then
     cat "$work/server.err" >&2

@@ -44,8 +44,8 @@ async function main(): Promise<number> {
       return 2;
     }
     token = source.kind === 'token' ? source.token : undefined;
-    const { bindRefusal } = await import('./transports/http/server.js');
-    const refusal = bindRefusal(options.httpHost, token);
+    const { authRefusal } = await import('./transports/http/server.js');
+    const refusal = authRefusal(options.httpHost, token, options.httpNoAuth);
     if (refusal !== undefined) {
       out.stderr(`ahma-shell: ${refusal}\n`);
       return 2;

@@ -1,6 +1,6 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
-import { MAX_TIMEOUT_SECONDS } from '@ahma/core';
+import { envDenyProblem, MAX_TIMEOUT_SECONDS } from '@ahma/core';
 import { HEARTBEAT_INTERVAL_MS } from './calls/heartbeat.js';
 
 export interface ServerOptions {
@@ -27,6 +27,17 @@ export interface ServerOptions {
   readonly noShellPool: boolean;
   readonly noHotReload: boolean;
   readonly sessionIsolation: boolean;
+  /**
+   * Directories an isolated session's root may be (or lie beneath); empty = the sandbox scope
+   * (--allowed-roots, R8D.15).
+   */
+  readonly allowedRoots: readonly string[];
+  /** Sessions open at once (default: 100, or 16 with --session-isolation). */
+  readonly maxSessions: number | undefined;
+  /** Memory all isolated session processes may use together, in MiB. */
+  readonly sessionMemoryMb: number;
+  /** Variable names or globs removed from every command's environment, beside Ahma's secrets. */
+  readonly envDeny: readonly string[];
   /** SPEC §8: the command registry's management tools, and the commands registered through them. */
   readonly registry: boolean;
   /** The registry file (default `<scope>/.ahma/registry.json`); giving one turns the registry on. */
@@ -36,10 +47,14 @@ export interface ServerOptions {
   /** R14.5: the localhost port of the OAuth callback of remote servers' logins. */
   readonly oauthCallbackPort: number;
   readonly httpHost: string;
-  /** 0 = any free port (the URL it got is printed). */
-  readonly httpPort: number;
+  /** 0 = any free port (the URL it got is printed); undefined (`none`) = only the unix socket. */
+  readonly httpPort: number | undefined;
   /** A file holding the bearer token HTTP requests must carry (AHMA_HTTP_TOKEN gives it directly). */
   readonly httpTokenFile: string | undefined;
+  /** Loopback only: serve TCP without a token (a warning is logged). */
+  readonly httpNoAuth: boolean;
+  /** The same endpoints on a unix socket, for the server's own uid only (no token needed there). */
+  readonly httpSocket: string | undefined;
   readonly logToStderr: boolean;
   readonly debug: boolean;
   /** One-shot mode (R8.9): the tool to run and its JSON arguments. */
@@ -59,6 +74,10 @@ export const DEFAULT_TIMEOUT_SECONDS = 600;
 export const DEFAULT_INLINE_WAIT_SECONDS = 5;
 /** Longer would hold calls open past the 60 s request timeout of common clients. */
 export const MAX_INLINE_WAIT_SECONDS = 50;
+export const DEFAULT_MAX_SESSIONS = 100;
+/** An isolated session is a Node process of ~80 MB: a desk needs a few, not a hundred. */
+export const DEFAULT_MAX_ISOLATED_SESSIONS = 16;
+export const DEFAULT_SESSION_MEMORY_MB = 2048;
 
 export const USAGE = `Usage:
   ahma-shell --mode stdio [options]             serve MCP over stdin/stdout (what MCP clients start)
@@ -89,12 +108,21 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --mcp-config FILE        offer the tools of the "type": "http" servers in FILE as <server>_<tool>
                            (default <scope>/.ahma/mcp.json when it exists; OAuth logins as needed)
   --oauth-callback-port PORT  localhost port of those logins' callback (default 8080)
+  --env-deny NAME|GLOB,…   also remove these variables from every command's environment (Ahma's
+                           own secrets always are)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
-  --http-host HOST         HTTP: address to bind (default 127.0.0.1; any other than loopback
-                           needs a token)
-  --http-port PORT         HTTP: port (default 3000, 0 = any free port)
-  --http-token-file FILE   HTTP: every request must carry "Authorization: Bearer <token>", the
-                           token being this file's content (or AHMA_HTTP_TOKEN's value)
+  --allowed-roots DIR,…    HTTP isolation: the directories a session's root may be or lie beneath
+                           (default: the sandbox scope)
+  --max-sessions N         HTTP: sessions open at once (default ${String(DEFAULT_MAX_SESSIONS)}, ${String(DEFAULT_MAX_ISOLATED_SESSIONS)} with --session-isolation)
+  --session-memory-mb N    HTTP isolation: memory all session processes may use together
+                           (default ${String(DEFAULT_SESSION_MEMORY_MB)})
+  --http-host HOST         HTTP: address to bind (default 127.0.0.1)
+  --http-port PORT|none    HTTP: port (default 3000, 0 = any free port, none = only --http-socket)
+  --http-token-file FILE   HTTP: the bearer token every request must carry is this file's content
+                           (or AHMA_HTTP_TOKEN's value); default: one made at the first start,
+                           kept in the private state (its path is printed at start)
+  --http-no-auth           HTTP on loopback: no token (any local process may connect)
+  --http-socket PATH       HTTP: the same endpoints on a unix socket, for this user only (no token)
   --log-to-stderr          human-readable coloured logs on stderr instead of the log file
   --debug                  debug-level logging
   -h, --help               show this help
@@ -115,6 +143,12 @@ const ENV: Record<string, string> = {
   'no-shell-pool': 'AHMA_NO_SHELL_POOL',
   'no-hot-reload': 'AHMA_NO_HOT_RELOAD',
   'session-isolation': 'AHMA_SESSION_ISOLATION',
+  'allowed-roots': 'AHMA_ALLOWED_ROOTS',
+  'max-sessions': 'AHMA_MAX_SESSIONS',
+  'session-memory-mb': 'AHMA_SESSION_MEMORY_MB',
+  'env-deny': 'AHMA_ENV_DENY',
+  'http-no-auth': 'AHMA_HTTP_NO_AUTH',
+  'http-socket': 'AHMA_HTTP_SOCKET',
   registry: 'AHMA_REGISTRY',
   'registry-file': 'AHMA_REGISTRY_FILE',
   'mcp-config': 'AHMA_MCP_CONFIG',
@@ -154,6 +188,12 @@ export function parseCommandLine(
         'no-shell-pool': { type: 'boolean' },
         'no-hot-reload': { type: 'boolean' },
         'session-isolation': { type: 'boolean' },
+        'allowed-roots': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'session-memory-mb': { type: 'string' },
+        'env-deny': { type: 'string' },
+        'http-no-auth': { type: 'boolean' },
+        'http-socket': { type: 'string' },
         registry: { type: 'boolean' },
         'registry-file': { type: 'string' },
         'http-host': { type: 'string' },
@@ -219,9 +259,38 @@ export function parseCommandLine(
     };
   }
   const portText = text('http-port');
-  const port = portText === undefined ? 3000 : portText.trim() === '' ? NaN : Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    return { kind: 'usage', error: '--http-port must be a port number (0 = any free port)' };
+  const port =
+    portText === 'none'
+      ? undefined
+      : portText === undefined
+        ? 3000
+        : portText.trim() === ''
+          ? NaN
+          : Number(portText);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    return {
+      kind: 'usage',
+      error: '--http-port must be a port number (0 = any free port) or "none"',
+    };
+  }
+  const httpSocket = text('http-socket');
+  if (port === undefined && httpSocket === undefined) {
+    return { kind: 'usage', error: '--http-port none needs --http-socket PATH' };
+  }
+  const maxSessionsText = text('max-sessions');
+  const maxSessions = maxSessionsText === undefined ? undefined : Number(maxSessionsText);
+  if (maxSessions !== undefined && (!Number.isInteger(maxSessions) || maxSessions < 1)) {
+    return { kind: 'usage', error: '--max-sessions must be a whole number of at least 1' };
+  }
+  const envDeny = list(text('env-deny'));
+  for (const entry of envDeny) {
+    const problem = envDenyProblem(entry);
+    if (problem !== undefined) return { kind: 'usage', error: problem };
+  }
+  const memoryText = text('session-memory-mb');
+  const sessionMemoryMb = memoryText === undefined ? DEFAULT_SESSION_MEMORY_MB : Number(memoryText);
+  if (!Number.isInteger(sessionMemoryMb) || sessionMemoryMb < 1) {
+    return { kind: 'usage', error: '--session-memory-mb must be a whole number of MiB' };
   }
   const callbackText = text('oauth-callback-port');
   const callbackPort = callbackText === undefined ? 8080 : Number(callbackText);
@@ -239,10 +308,7 @@ export function parseCommandLine(
     options: {
       mode,
       toolsDir: values['tools-dir'],
-      tools: (text('tools') ?? '')
-        .split(',')
-        .map((name) => name.trim())
-        .filter((name) => name !== ''),
+      tools: list(text('tools')),
       noToolDiscovery: flag('no-tool-discovery'),
       sandboxScope: values['sandbox-scope'],
       noSandbox: flag('no-sandbox'),
@@ -255,6 +321,10 @@ export function parseCommandLine(
       noShellPool: flag('no-shell-pool'),
       noHotReload: flag('no-hot-reload'),
       sessionIsolation: flag('session-isolation'),
+      allowedRoots: list(text('allowed-roots')),
+      maxSessions,
+      sessionMemoryMb,
+      envDeny,
       registry: flag('registry') || text('registry-file') !== undefined,
       registryFile: text('registry-file'),
       mcpConfig: text('mcp-config'),
@@ -262,6 +332,8 @@ export function parseCommandLine(
       httpHost: text('http-host') ?? '127.0.0.1',
       httpPort: port,
       httpTokenFile: text('http-token-file'),
+      httpNoAuth: flag('http-no-auth'),
+      httpSocket,
       logToStderr: flag('log-to-stderr'),
       debug: flag('debug'),
       toolName,
@@ -269,6 +341,14 @@ export function parseCommandLine(
       rawArgs,
     },
   };
+}
+
+/** A comma-separated list, without empty items. */
+function list(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function positiveNumber(text: string | undefined, fallback: number): number | undefined {

@@ -39,7 +39,8 @@
 // - notifications/roots/list_changed after the lock ends the session at once (R8D.12): the process
 //   is stopped, an error logged, `onTerminated('roots_changed')` tells the HTTP layer to answer 403
 //   from now on (R8D.13). Before the lock it only makes the roots be asked again.
-// - An unusable first root (not a file:// URI, missing, not a directory, `/`) ends the session
+// - An unusable first root (not a file:// URI, missing, not a directory, `/`, or one the server's
+//   root policy refuses: outside --allowed-roots, a pseudo file system, temp, $HOME) ends the session
 //   (`invalid_root`) like --sandbox-scope would refuse it at start: falling back to the default
 //   scope would run the client's commands in a tree it did not name.
 // - close() stops the process and everything under it, then closes the client's transport.
@@ -58,6 +59,7 @@ import {
 import type { Logger } from 'pino';
 import { ahmaShellBin } from '../runtime.js';
 import { SessionChild, type ChildCommand, type ChildExit } from '../sessions/child.js';
+import type { RootPolicy } from '../sessions/root-scope.js';
 import { errorResponse } from './incoming.js';
 import { RootsProbe, type RootsOutcome } from './session-roots.js';
 
@@ -68,8 +70,11 @@ export interface IsolatedSessionOptions {
   readonly upstream: Transport;
   /** The server's scope: for a client without roots (R8D.9). Best given as a real path. */
   readonly defaultScope: string;
-  /** Real paths a client's root may neither hold nor lie in: the server's private state. */
-  readonly privatePaths?: readonly string[] | undefined;
+  /**
+   * What a client's root is checked against (sessions/root-scope.ts); default: only the default
+   * scope and what lies beneath it.
+   */
+  readonly roots?: RootPolicy | undefined;
   /**
    * The session's program, without `--sandbox-scope` (appended per process). Default: this
    * package's ahma-shell `--mode stdio` under the running Node; sessions/child-command.ts adds the
@@ -224,7 +229,7 @@ class Isolation {
     this.#roots = new RootsProbe({
       idPrefix: `${this.#nonce}:roots:`,
       timeoutMs: options.rootsTimeoutMs ?? DEFAULT_ROOTS_TIMEOUT_MS,
-      privatePaths: options.privatePaths ?? [],
+      policy: options.roots ?? { allowed: [this.#defaultScope], forbidden: [], privatePaths: [] },
       send: (request, relatedRequestId) => this.#toClient(request, relatedRequestId),
       onSettled: (outcome) => this.#rootsSettled(outcome),
     });
@@ -400,7 +405,7 @@ class Isolation {
       case 'invalid':
         this.#terminate(
           'invalid_root',
-          `this session cannot start: ${outcome.message}. A session's sandbox scope is its client's first root, which must be an existing directory other than /`,
+          `this session cannot start: ${outcome.message}. A session's sandbox scope is its client's first root, which must be an existing directory within the server's allowed roots`,
         );
         return;
     }

@@ -7,7 +7,8 @@
 // is used. The first answer settles it; later ones are ignored.
 //
 // - a root → its directory (sessions/root-scope.ts), or `invalid` when it is no usable directory
-//   (no uri, not a file:// URI, missing, not a directory, the filesystem root);
+//   (no uri, not a file:// URI, missing, not a directory, the filesystem root) or one the server's
+//   policy refuses (outside the allowed roots, a pseudo file system, the temp directory, $HOME);
 // - no roots, an error, or a malformed answer → the default scope.
 import type {
   JSONRPCErrorResponse,
@@ -15,7 +16,7 @@ import type {
   JSONRPCResultResponse,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { scopeOfRoot } from '../sessions/root-scope.js';
+import { scopeOfRoot, type RootPolicy } from '../sessions/root-scope.js';
 
 export type RootsOutcome =
   | { readonly kind: 'root'; readonly scope: string; readonly uri: string }
@@ -28,8 +29,8 @@ export interface RootsProbeOptions {
   /** The ids of the questions start with this (unique to the session). */
   readonly idPrefix: string;
   readonly timeoutMs: number;
-  /** Real paths a session's scope may neither hold nor lie in (the server's private state). */
-  readonly privatePaths: readonly string[];
+  /** What a root is checked against (allowed roots, forbidden directories, private state). */
+  readonly policy: RootPolicy;
   /** Called once, with the first answer, or when the wait ends. */
   readonly onSettled: (outcome: RootsOutcome) => void;
 }
@@ -114,7 +115,7 @@ export class RootsProbe {
     // Settled now, decided once the directory is checked: a later answer cannot overtake it.
     this.#settled = true;
     clearTimeout(this.#timer);
-    void scopeOfRoot(uri, this.#options.privatePaths).then(
+    void scopeOfRoot(uri, this.#options.policy).then(
       (scope) => this.#options.onSettled({ kind: 'root', scope, uri }),
       (error: unknown) =>
         this.#options.onSettled({

@@ -4,7 +4,7 @@
 // start off loopback without a token; --log-to-stderr echoes the JSON-RPC traffic. With
 // --session-isolation each session is its own process on its client's first root.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,6 +35,13 @@ describe('ahma-shell --mode http', () => {
     const server = await httpBinary(e2e, scope);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(server.url).not.toMatch(/:0\//);
+    // R8.11: authenticated by default, on loopback too: the token it made, and where it is.
+    expect(server.stderr()).toMatch(
+      /clients must send "Authorization: Bearer <token>"; the token is in \S+\/ahma\/http-token\n/,
+    );
+    expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(server.stderr()).not.toContain(server.token);
+    expect((await post(server.url, INITIALIZE)).status).toBe(401);
     const client = await httpClient(e2e, server.url, server);
     expect(textOf(await client.call('e2e_sync', { value: 'from-binary' }))).toContain(
       'from-binary',
@@ -90,7 +97,7 @@ describe('ahma-shell --mode http', () => {
 
   it('R8B: with --log-to-stderr the JSON-RPC traffic is echoed on stderr with its prefixes', async () => {
     const server = await httpBinary(e2e, await e2e.scope(), ['--log-to-stderr']);
-    const response = await post(server.url, INITIALIZE);
+    const response = await post(server.url, INITIALIZE, server.headers);
     expect(response.status).toBe(200);
     await waitFor(() => server.stderr().includes('← STDOUT:'), 'the answer echoed');
     const stderr = server.stderr();
@@ -98,32 +105,73 @@ describe('ahma-shell --mode http', () => {
       '→ STDIN: {\n  "jsonrpc": "2.0",\n  "id": 0,\n  "method": "initialize"',
     );
     expect(stderr).toMatch(/← STDOUT: \{\n {2}"result": \{/);
-    await post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, server.headers);
     await waitFor(() => server.stderr().includes('⚠ STDERR:'), 'the refusal echoed');
   });
 });
 
 describe('refusals at start', () => {
-  it('SPEC §6 security: --http-host 0.0.0.0 without a token exits 2 and says how to give one', async () => {
+  it('R8.11: --http-no-auth is loopback only, and contradicts a token: both exit 2 saying so', async () => {
     const scope = await e2e.scope();
-    const result = await e2e.run(
-      [
-        '--mode',
-        'http',
-        '--http-host',
-        '0.0.0.0',
-        '--http-port',
-        '0',
-        '--sandbox-scope',
-        scope.dir,
-      ],
-      { cwd: scope.dir, env: scope.env },
+    const base = ['--mode', 'http', '--http-port', '0', '--sandbox-scope', scope.dir];
+    const offLoopback = await e2e.run([...base, '--http-host', '0.0.0.0', '--http-no-auth'], {
+      cwd: scope.dir,
+      env: scope.env,
+    });
+    expect(offLoopback.code).toBe(2);
+    expect(offLoopback.stdout).toBe('');
+    expect(offLoopback.stderr).toContain(
+      '--http-no-auth is for loopback only: --http-host 0.0.0.0 is reachable from other machines',
     );
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/0\.0\.0\.0 is reachable from other machines/);
-    expect(result.stderr).toContain('--http-token-file');
-    expect(result.stderr).toContain('AHMA_HTTP_TOKEN');
+    const withToken = await e2e.run([...base, '--http-no-auth'], {
+      cwd: scope.dir,
+      env: { ...scope.env, AHMA_HTTP_TOKEN: 'some-token' },
+    });
+    expect(withToken.code).toBe(2);
+    expect(withToken.stderr).toContain('--http-no-auth contradicts the token given');
+  });
+
+  it('R8.11: without a token the server makes one (0600, in its private state) and keeps it across starts; --http-no-auth serves without one and warns', async () => {
+    const scope = await e2e.scope();
+    const first = await httpBinary(e2e, scope, ['--http-host', '0.0.0.0']);
+    const url = first.url.replace('0.0.0.0', '127.0.0.1');
+    expect((await post(url, INITIALIZE)).status).toBe(401);
+    expect((await post(url, INITIALIZE, { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await post(url, INITIALIZE, first.headers)).status).toBe(200);
+    const tokenFile = join(scope.stateRoot, 'http-token');
+    expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+    process.kill(first.pid, 'SIGTERM');
+    await first.exited;
+    const second = await httpBinary(e2e, scope);
+    expect(second.token).toBe(first.token);
+
+    const open = await httpBinary(e2e, await e2e.scope(), ['--http-no-auth']);
+    expect(open.token).toBeUndefined();
+    expect(open.stderr()).toContain(
+      'WARNING: --http-no-auth: any local process can connect and run commands as this user',
+    );
+    expect((await post(open.url, INITIALIZE)).status).toBe(200);
+  });
+
+  it('R8.11: a token file of the server that others can read, or that is a link, is refused at start, not used', async () => {
+    const scope = await e2e.scope();
+    const tokenFile = join(scope.stateRoot, 'http-token');
+    await mkdir(scope.stateRoot, { recursive: true, mode: 0o700 });
+    await writeFile(tokenFile, 'planted-token\n', { mode: 0o644 });
+    await chmod(tokenFile, 0o644);
+    const args = ['--mode', 'http', '--http-port', '0', '--sandbox-scope', scope.dir];
+    const readable = await e2e.run(args, { cwd: scope.dir, env: scope.env });
+    expect(readable.code).toBe(1);
+    expect(readable.stderr).toContain(
+      `the HTTP token file ${tokenFile} can be read or written by others`,
+    );
+    await rm(tokenFile);
+    const outside = await e2e.outsideDir();
+    await writeFile(join(outside, 'token'), 'planted-token\n', { mode: 0o600 });
+    await symlink(join(outside, 'token'), tokenFile);
+    const linked = await e2e.run(args, { cwd: scope.dir, env: scope.env });
+    expect(linked.code).toBe(1);
+    expect(linked.stderr).toContain(`the HTTP token file ${tokenFile} is a symbolic link`);
   });
 
   it('SPEC §6 security: off loopback with a token file (or AHMA_HTTP_TOKEN) it starts and wants the token', async () => {
@@ -203,7 +251,7 @@ describe('refusals at start', () => {
 });
 
 /** An SDK client that declares roots and names `root` as its first. */
-async function rootsClient(url: string, root: string) {
+async function rootsClient(url: string, root: string, headers: Record<string, string>) {
   const client = new Client(
     { name: 'isolation-e2e', version: '1.0.0' },
     { capabilities: { roots: { listChanged: true } } },
@@ -211,7 +259,7 @@ async function rootsClient(url: string, root: string) {
   client.setRequestHandler(ListRootsRequestSchema, () => ({
     roots: [{ uri: pathToFileURL(root).href, name: 'project' }],
   }));
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await client.connect(transport);
   clients.push(client);
   const shell = async (command: string) =>
@@ -225,6 +273,9 @@ async function rootsClient(url: string, root: string) {
 }
 
 const clients: Client[] = [];
+
+/** The roots of these tests are e2e.outsideDir()s, beside the server's scope in /var/tmp. */
+const OUTSIDE_ALLOWED = ['--allowed-roots', '/var/tmp'];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
 });
@@ -233,9 +284,13 @@ describe('ahma-shell --mode http --session-isolation', () => {
   it("R8D.3, R8D.7: two sessions with different roots run in their own processes and cannot write into each other's scope", async () => {
     const scope = await e2e.scope();
     const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];
-    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
-    const a = await rootsClient(server.url, rootA);
-    const b = await rootsClient(server.url, rootB);
+    const server = await httpBinary(e2e, scope, [
+      '--session-isolation',
+      '--sync',
+      ...OUTSIDE_ALLOWED,
+    ]);
+    const a = await rootsClient(server.url, rootA, server.headers);
+    const b = await rootsClient(server.url, rootB, server.headers);
     expect((await a.shell('pwd; touch mine')).output).toBe(`${rootA}\n`);
     expect((await b.shell('pwd; touch mine')).output).toBe(`${rootB}\n`);
     expect(existsSync(join(rootA, 'mine')) && existsSync(join(rootB, 'mine'))).toBe(true);
@@ -255,8 +310,12 @@ describe('ahma-shell --mode http --session-isolation', () => {
   it('R8D.12, R8D.13: roots/list_changed after the lock ends the session; its later requests get 403', async () => {
     const scope = await e2e.scope();
     const root = await e2e.outsideDir();
-    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
-    const a = await rootsClient(server.url, root);
+    const server = await httpBinary(e2e, scope, [
+      '--session-isolation',
+      '--sync',
+      ...OUTSIDE_ALLOWED,
+    ]);
+    const a = await rootsClient(server.url, root, server.headers);
     expect((await a.shell('pwd')).output).toBe(`${root}\n`);
     const sessionId = a.transport.sessionId;
     await a.client.sendRootsListChanged();
@@ -267,6 +326,7 @@ describe('ahma-shell --mode http --session-isolation', () => {
           'content-type': 'application/json',
           accept: 'application/json',
           'mcp-session-id': sessionId ?? '',
+          ...server.headers,
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
       });
@@ -285,8 +345,13 @@ describe('ahma-shell --mode http --session-isolation', () => {
   it('R8D.10: SIGTERM ends an isolated server with exit code 0: its session processes and their commands are gone', async () => {
     const scope = await e2e.scope();
     const root = await e2e.outsideDir();
-    const server = await httpBinary(e2e, scope, ['--session-isolation', '--inline-wait', '0']);
-    const a = await rootsClient(server.url, root);
+    const server = await httpBinary(e2e, scope, [
+      '--session-isolation',
+      '--inline-wait',
+      '0',
+      ...OUTSIDE_ALLOWED,
+    ]);
+    const a = await rootsClient(server.url, root, server.headers);
     const marker = uniqueMarker();
     expect((await a.shell(`exec -a ${marker} sleep 300`)).status).toBe('started');
     await waitFor(async () => (await processesMatching(marker)).length === 1, 'the command to run');
@@ -304,13 +369,19 @@ describe('ahma-shell --mode http --session-isolation', () => {
 
   it("R7.6, R8D.7: a client's root that holds the server's private state (or lies in it) is refused: no session can write another's state", async () => {
     const scope = await e2e.scope();
-    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
+    // Every root tried is allowed, so what refuses them is the private state.
+    const server = await httpBinary(e2e, scope, [
+      '--session-isolation',
+      '--sync',
+      '--allowed-roots',
+      join(scope.stateRoot, '..', '..', '..'),
+    ]);
     for (const root of [
       scope.stateRoot,
       join(scope.stateRoot, '..'),
       join(scope.stateRoot, 'servers'),
     ]) {
-      const a = await rootsClient(server.url, root);
+      const a = await rootsClient(server.url, root, server.headers);
       await expect(a.shell('touch planted')).rejects.toThrow(/overlaps the server's private state/);
       expect(existsSync(join(root, 'planted'))).toBe(false);
     }
@@ -319,9 +390,13 @@ describe('ahma-shell --mode http --session-isolation', () => {
   it('R8.5: a session process killed with SIGKILL is restarted on its scope, and the other session never notices', async () => {
     const scope = await e2e.scope();
     const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];
-    const server = await httpBinary(e2e, scope, ['--session-isolation', '--sync']);
-    const a = await rootsClient(server.url, rootA);
-    const b = await rootsClient(server.url, rootB);
+    const server = await httpBinary(e2e, scope, [
+      '--session-isolation',
+      '--sync',
+      ...OUTSIDE_ALLOWED,
+    ]);
+    const a = await rootsClient(server.url, rootA, server.headers);
+    const b = await rootsClient(server.url, rootB, server.headers);
     expect((await a.shell('pwd')).output).toBe(`${rootA}\n`);
     expect((await b.shell('pwd')).output).toBe(`${rootB}\n`);
     const [victim] = (await descendantsOf(server.pid)).filter(

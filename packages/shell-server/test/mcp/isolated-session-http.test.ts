@@ -39,6 +39,7 @@ describe('R8D isolated sessions over Streamable HTTP', () => {
     const session: IsolatedSession = createIsolatedSession({
       upstream: transport,
       defaultScope: server.dir,
+      roots: { allowed: ['/var/tmp'], forbidden: [], privatePaths: [] },
       childCommand: { file: process.execPath, args: [BIN, '--mode', 'stdio'] },
       env: server.env,
       logger: pino({ level: 'silent' }),

@@ -81,6 +81,8 @@ interface IsolatedOptions {
   readonly dropFirstRootsRequest?: boolean;
   /** More flags for the session's processes. */
   readonly childArgs?: readonly string[];
+  /** Where roots are allowed besides /var/tmp (where the e2e directories are). */
+  readonly allowedRoots?: readonly string[];
 }
 
 function captureLogger(lines: Record<string, unknown>[]): Logger {
@@ -120,6 +122,11 @@ async function isolated(options: IsolatedOptions): Promise<Isolated> {
   const session = createIsolatedSession({
     upstream: serverSide,
     defaultScope: options.server.dir,
+    roots: {
+      allowed: ['/var/tmp', ...(options.allowedRoots ?? [])],
+      forbidden: [],
+      privatePaths: [],
+    },
     childCommand: {
       file: process.execPath,
       args: [BIN, '--mode', 'stdio', ...(options.childArgs ?? [])],
@@ -405,7 +412,7 @@ describe('R8.5 a session process that dies', () => {
 describe('R8.5 a session process that cannot start', () => {
   it("R8.5: a root the server refuses to serve (its own code lies in it) ends the session with the process's reason", async () => {
     const server = await e2e.scope();
-    const s = await isolated({ server, root: PACKAGE_DIR });
+    const s = await isolated({ server, root: PACKAGE_DIR, allowedRoots: [PACKAGE_DIR] });
     await expect(s.client.listTools()).rejects.toThrow(
       /the session's server process exited \(exit code 1; it said: ahma-shell: .*\) again soon after a restart/,
     );
@@ -420,6 +427,7 @@ describe('R8.5 a session process that cannot start', () => {
     const session = createIsolatedSession({
       upstream: serverSide,
       defaultScope: server.dir,
+      roots: { allowed: ['/var/tmp'], forbidden: [], privatePaths: [] },
       childCommand: { file: join(server.dir, 'no-such-program'), args: [] },
       env: server.env,
       logger: captureLogger([]),

@@ -109,7 +109,14 @@ async function httpTaskClient(url: string) {
 }
 
 /** A raw 2026-07-28 request over HTTP, answered as JSON. */
-async function rawModern(url: string, id: number, method: string, params: object, tasks = true) {
+async function rawModern(
+  url: string,
+  id: number,
+  method: string,
+  params: object,
+  tasks = true,
+  headers: Record<string, string> = {},
+) {
   // The era's HTTP headers mirror the body (SEP-2243): the method, and the tool or task named.
   const named = params as { name?: unknown; taskId?: unknown };
   const name = named.name ?? named.taskId;
@@ -121,6 +128,7 @@ async function rawModern(url: string, id: number, method: string, params: object
       'mcp-protocol-version': MODERN,
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      ...headers,
     },
   );
   return {
@@ -305,8 +313,8 @@ describe('SEP-2663 tasks over HTTP with @modelcontextprotocol/ext-tasks', () => 
   });
 
   it('SPEC §12: with --session-isolation the sessionless era is refused as an unsupported version, and an automatic client falls back to a 2025 session', async () => {
-    const { url } = await httpBinary(e2e, await e2e.scope(), ['--session-isolation']);
-    const refused = await rawModern(url, 1, 'server/discover', {});
+    const { url, headers } = await httpBinary(e2e, await e2e.scope(), ['--session-isolation']);
+    const refused = await rawModern(url, 1, 'server/discover', {}, true, headers);
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: -32022 });
     expect(refused.body.error?.data?.['supported']).toContain('2025-11-25');
@@ -314,7 +322,9 @@ describe('SEP-2663 tasks over HTTP with @modelcontextprotocol/ext-tasks', () => 
       { name: 'auto', version: '1.0.0' },
       { versionNegotiation: { mode: 'auto' } },
     );
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+    );
     e2e.onCleanup(() => client.close());
     expect(client.getProtocolEra()).toBe('legacy');
   });

@@ -221,13 +221,13 @@ describe('2025-11-25 tasks', () => {
     "SPEC §12: over HTTP (%s sessions) a task outlives the request that made it, and is its session's alone",
     async (_mode, args) => {
       // The real binary: only it serves isolated sessions from processes of their own.
-      const { url } = await httpBinary(e2e, await e2e.scope(), args);
-      const session = await rawSession(url);
+      const { url, headers } = await httpBinary(e2e, await e2e.scope(), args);
+      const session = await rawSession(url, headers);
       const ask = async (id: number, method: string, params: object, from = session) => {
         const response = await post(
           url,
           { jsonrpc: '2.0', id, method, params },
-          { accept: 'application/json', 'mcp-session-id': from },
+          { accept: 'application/json', 'mcp-session-id': from, ...headers },
         );
         return (await response.json()) as { result?: Record<string, unknown>; error?: object };
       };
@@ -245,7 +245,7 @@ describe('2025-11-25 tasks', () => {
         status: 'completed',
         output: 'later\n',
       });
-      const other = await rawSession(url);
+      const other = await rawSession(url, headers);
       expect((await ask(3, 'tasks/get', { taskId }, other)).error).toMatchObject({ code: -32602 });
       expect((await ask(4, 'tasks/get', { taskId })).result).toMatchObject({ status: 'completed' });
     },

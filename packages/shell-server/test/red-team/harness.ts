@@ -486,6 +486,19 @@ export class Server {
   }
 }
 
+/** An `ahma-shell --mode http` started by a seat. */
+export interface HttpServerProcess {
+  /** The MCP endpoint it printed. */
+  readonly url: string;
+  readonly pid: number;
+  /** The bearer token it made or was given (read from its token file), if it printed one. */
+  readonly token: string | undefined;
+  readonly tokenFile: string | undefined;
+  stderr(): string;
+  /** SIGTERM, then SIGKILL for it and whatever it left. */
+  close(): Promise<void>;
+}
+
 /** The directories and server of one identity in one test file. */
 export class Seat {
   readonly identity: Identity;
@@ -587,8 +600,13 @@ export class Seat {
   /**
    * Starts `ahma-shell --mode stdio --sandbox-scope <scope> --inline-wait 0 …args` as the identity:
    * attacks start an operation and then watch or wait for it, so calls answer `started` at once.
+   * `extraEnv` adds to (or overrides) the seat's environment.
    */
-  async server(args: readonly string[] = [], scope = this.scope): Promise<Server> {
+  async server(
+    args: readonly string[] = [],
+    scope = this.scope,
+    extraEnv: Readonly<Record<string, string>> = {},
+  ): Promise<Server> {
     const { node, bin } = await this.runtime();
     const { command, args: argv } = asIdentity(this.identity, node, [
       bin,
@@ -605,7 +623,7 @@ export class Seat {
     const transport = new StdioClientTransport({
       command,
       args: argv,
-      env: this.env(node),
+      env: { ...this.env(node), ...extraEnv },
       cwd: this.home,
       stderr: 'pipe',
     });
@@ -626,6 +644,63 @@ export class Seat {
     const server = new Server(client, pid, () => stderr);
     this.#servers.push(server);
     return server;
+  }
+
+  /**
+   * Starts `ahma-shell --mode http --http-port 0 --sandbox-scope <scope> --inline-wait 0 …args` as
+   * the identity and waits for the URL it prints; its token file and unix socket are read from the
+   * same lines. Stopped at dispose.
+   */
+  async httpServer(
+    args: readonly string[] = [],
+    scope = this.scope,
+    extraEnv: Readonly<Record<string, string>> = {},
+  ): Promise<HttpServerProcess> {
+    const { node, bin } = await this.runtime();
+    const { command, args: argv } = asIdentity(this.identity, node, [
+      bin,
+      '--mode',
+      'http',
+      '--http-port',
+      '0',
+      '--sandbox-scope',
+      scope,
+      '--inline-wait',
+      '0',
+      ...args,
+    ]);
+    const child = spawn(command, argv, {
+      env: { ...this.env(node), ...extraEnv },
+      cwd: this.home,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.#children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    await Promise.race([
+      waitFor(() => /listening on (http:\/\/\S+)\n/.test(stderr), 'the URL', 20_000),
+      exited.then(() => {
+        throw new Error(`the HTTP server exited as ${this.identity.name}: ${stderr}`);
+      }),
+    ]);
+    const url = /listening on (http:\/\/\S+)\n/.exec(stderr)?.[1] ?? '';
+    const tokenFile = /the token is in (\S+)\n/.exec(stderr)?.[1];
+    const token = tokenFile === undefined ? undefined : (await readFile(tokenFile, 'utf8')).trim();
+    const pid = child.pid ?? -1;
+    return {
+      url,
+      pid,
+      token,
+      tokenFile,
+      stderr: () => stderr,
+      close: async () => {
+        signal(pid, 'SIGTERM');
+        await Promise.race([exited, sleep(8000)]);
+        signal(pid, 'SIGKILL');
+        for (const info of await descendantsOf(pid)) signal(info.pid, 'SIGKILL');
+      },
+    };
   }
 
   /** A helper process run OUTSIDE the sandbox as the identity (killed at dispose). */

@@ -3,6 +3,7 @@
 // `--mode http --http-port 0`, the SDK's real Streamable HTTP and legacy SSE clients connected to
 // either, and raw requests for the header rules. Everything is stopped by E2E.cleanup().
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -63,15 +64,18 @@ export interface ClientOptions {
   readonly headers?: Record<string, string>;
 }
 
-/** The SDK's real Client over Streamable HTTP (or legacy SSE) to `url`. */
+/**
+ * The SDK's real Client over Streamable HTTP (or legacy SSE) to `url`, carrying the server's
+ * token (an HttpBinary's headers) unless `options.headers` says otherwise.
+ */
 export function httpClient(
   e2e: E2E,
   url: string,
-  server: { stderr: () => string; pid?: number },
+  server: { stderr: () => string; pid?: number; headers?: Record<string, string> },
   options: ClientOptions = {},
 ): Promise<RunningServer> {
-  const requestInit =
-    options.headers === undefined ? {} : { requestInit: { headers: options.headers } };
+  const headers = options.headers ?? server.headers;
+  const requestInit = headers === undefined ? {} : { requestInit: { headers } };
   const transport = options.legacy
     ? new SSEClientTransport(new URL(url), requestInit)
     : new StreamableHTTPClientTransport(new URL(url), requestInit);
@@ -81,6 +85,10 @@ export function httpClient(
 export interface HttpBinary {
   readonly pid: number;
   readonly url: string;
+  /** The token the server made (or was given) and printed the file of; undefined without auth. */
+  readonly token: string | undefined;
+  /** `Authorization: Bearer <token>` (empty without a token): what every request must carry. */
+  readonly headers: Record<string, string>;
   stderr(): string;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -109,7 +117,16 @@ export async function httpBinary(
     15_000,
   );
   if (child.pid === undefined) throw new Error('the server has no pid');
-  return { pid: child.pid, url, stderr: () => stderr, exited };
+  const tokenFile = /the token is in (\S+)\n/.exec(stderr)?.[1];
+  const token =
+    tokenFile === undefined
+      ? /AHMA_HTTP_TOKEN's value/.test(stderr)
+        ? scope.env['AHMA_HTTP_TOKEN']
+        : undefined
+      : (await readFile(tokenFile, 'utf8')).trim();
+  const headers: Record<string, string> =
+    token === undefined ? {} : { authorization: `Bearer ${token}` };
+  return { pid: child.pid, url, token, headers, stderr: () => stderr, exited };
 }
 
 /** An initialize request of a raw client. */

@@ -28,7 +28,8 @@ import { prefersSse } from './accept.js';
 import { collapseToJson } from './collapse.js';
 import { clientGone, header, pathOf, readJson, reply } from './exchange.js';
 import { checkRequest, type GuardPolicy } from './guard.js';
-import type { SessionTable } from './sessions.js';
+import { peerKey, type SessionRefusal, type SessionTable } from './sessions.js';
+import { isVerifiedPeer } from './unix-socket.js';
 import { toWebRequest, writeWebResponse } from './web.js';
 
 export const MCP_PATH = '/mcp';
@@ -69,7 +70,10 @@ export function requestHandler(
 }
 
 async function route(context: RouteContext, req: IncomingMessage, res: ServerResponse) {
-  const refusal = checkRequest(req.headers, context.policy());
+  // The unix socket's peers were checked to be this server's own uid: no browser, no stranger.
+  const refusal = isVerifiedPeer(req.socket)
+    ? undefined
+    : checkRequest(req.headers, context.policy());
   if (refusal !== undefined) {
     context.logger.warn(
       { status: refusal.status, method: req.method, path: pathOf(req) },
@@ -133,6 +137,8 @@ async function postMessage(
   const { sessions } = context;
   const parsed = await readJson(context, req, res);
   if (parsed === undefined) return;
+  // Read now: the socket forgets its remote address once it has closed.
+  const peer = peerOf(req);
   let session = existing;
   if (session === undefined) {
     if (
@@ -145,7 +151,7 @@ async function postMessage(
       reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
-    session = await openSession(context, res);
+    session = await openSession(context, peer, res);
     if (session === undefined) return;
   }
   const opening = existing === undefined ? session : undefined;
@@ -153,7 +159,7 @@ async function postMessage(
   // it, and its place in the table is given back.
   const abandoned = () => {
     if (opening === undefined || opening.id !== undefined) return;
-    sessions.opened('streamable', undefined);
+    sessions.opened('streamable', undefined, peer);
     void opening.close();
   };
   let response: Response;
@@ -203,16 +209,31 @@ async function modernPost(
 const isJson = (response: Response) =>
   response.headers.get('content-type')?.startsWith('application/json') === true;
 
-/** A new Streamable session for an initialize POST; undefined (answered 503) when full. */
+/**
+ * Who `req` comes from, for the per-peer cap (R8.4): `unix` on the unix socket, `loopback` for any
+ * local TCP client, else the remote address.
+ */
+function peerOf(req: IncomingMessage): string {
+  return peerKey(req.socket.remoteAddress, isVerifiedPeer(req.socket));
+}
+
+/** R8.4: a session refused by a limit: 503, the limit named, and when to try again. */
+function refuseSession(context: RouteContext, res: ServerResponse, refusal: SessionRefusal): void {
+  reply(context, res, 503, -32000, refusal.message, {
+    'Retry-After': String(refusal.retryAfterSeconds),
+  });
+}
+
+/** A new Streamable session for an initialize POST; undefined (answered 503) when refused. */
 async function openSession(
   context: RouteContext,
+  peer: string,
   res: ServerResponse,
 ): Promise<StreamableSession | undefined> {
   const { sessions } = context;
-  if (!(await sessions.reserve())) {
-    reply(context, res, 503, -32000, 'Too many open sessions; try again later', {
-      'Retry-After': '60',
-    });
+  const refusal = await sessions.reserve(peer);
+  if (refusal !== undefined) {
+    refuseSession(context, res, refusal);
     return undefined;
   }
   try {
@@ -223,11 +244,11 @@ async function openSession(
         ? {}
         : { eventStoreLimits: context.eventStoreLimits }),
       isolation: context.isolation,
-      onInitialized: (session) => sessions.opened('streamable', session),
+      onInitialized: (session) => sessions.opened('streamable', session, peer),
       onClosed: (session) => sessions.closed(session),
     });
   } catch (error) {
-    sessions.opened('streamable', undefined);
+    sessions.opened('streamable', undefined, peer);
     throw error;
   }
 }
@@ -240,10 +261,10 @@ async function legacy(
 ): Promise<void> {
   const { sessions } = context;
   if (req.method === 'GET' && header(req, 'mcp-session-id') === undefined) {
-    if (!(await sessions.reserve())) {
-      reply(context, res, 503, -32000, 'Too many open sessions; try again later', {
-        'Retry-After': '60',
-      });
+    const peer = peerOf(req);
+    const refusal = await sessions.reserve(peer);
+    if (refusal !== undefined) {
+      refuseSession(context, res, refusal);
       return;
     }
     let session: LegacySession;
@@ -257,10 +278,10 @@ async function legacy(
         onClosed: (closed) => sessions.closed(closed),
       });
     } catch (error) {
-      sessions.opened('legacy', undefined);
+      sessions.opened('legacy', undefined, peer);
       throw error;
     }
-    sessions.opened('legacy', session);
+    sessions.opened('legacy', session, peer);
     // Its stream is the session: open until the client goes (perhaps already).
     if (res.destroyed) sessions.closed(session);
     const end = sessions.begin(session);

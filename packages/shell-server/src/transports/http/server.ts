@@ -3,24 +3,27 @@
 // (serve.ts) and the tests start it the same way; close() ends every session (killing the
 // commands they started) but leaves the runtime to its owner.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import type { TrafficEcho } from '../../mcp/http/echo.js';
 import type { EventStoreLimits } from '../../mcp/http/event-store.js';
 import { createModernEndpoint } from '../../mcp/http/modern-endpoint.js';
-import type { IsolationSettings } from '../../mcp/http/session-backend.js';
+import { sessionProcesses, type IsolationSettings } from '../../mcp/http/session-backend.js';
 import type { Runtime } from '../../runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { isLoopback } from './guard.js';
 import { MCP_PATH, requestHandler } from './routes.js';
+import { listenUnixSocket } from './unix-socket.js';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions.js';
 
 export interface HttpServerOptions {
   /** The address to bind (127.0.0.1 by default in the CLI). */
   readonly host: string;
-  /** 0 = any free port. */
-  readonly port: number;
-  /** Required unless `host` is a loopback address. */
+  /** 0 = any free port; undefined = no TCP listener (then `socket` is required). */
+  readonly port: number | undefined;
+  /** --http-socket: the same endpoints on a unix socket, for the server's uid (no token there). */
+  readonly socket?: string | undefined;
+  /** Required unless `host` is a loopback address; undefined = no authentication on TCP. */
   readonly token: string | undefined;
   /** R8B: echo the JSON-RPC traffic. */
   readonly echo?: TrafficEcho | undefined;
@@ -34,12 +37,34 @@ export interface HttpServerOptions {
 }
 
 export interface HttpServer {
-  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
+  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp (http://localhost/mcp on the socket only). */
   readonly url: string;
+  /** The TCP port; 0 when there is no TCP listener. */
   readonly port: number;
+  /** The unix socket's path, when there is one. */
+  readonly socket: string | undefined;
   readonly sessions: SessionTable;
   /** Stops accepting, ends every session and closes every connection. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * Why the CLI's authentication settings are refused before anything starts: --http-no-auth beside
+ * a token, or off loopback. (Without either, the server makes its own token: serve.ts.)
+ */
+export function authRefusal(
+  host: string,
+  token: string | undefined,
+  noAuth: boolean,
+): string | undefined {
+  if (!noAuth) return undefined;
+  if (token !== undefined) {
+    return '--http-no-auth contradicts the token given (--http-token-file or AHMA_HTTP_TOKEN)';
+  }
+  if (!isLoopback(host)) {
+    return `--http-no-auth is for loopback only: --http-host ${host} is reachable from other machines`;
+  }
+  return undefined;
 }
 
 /** Why a bind is refused before anything starts; undefined when it may go ahead. */
@@ -55,11 +80,17 @@ export async function startHttpServer(
   runtime: Runtime,
   options: HttpServerOptions,
 ): Promise<HttpServer> {
-  const refusal = bindRefusal(options.host, options.token);
-  if (refusal !== undefined) throw new Error(refusal);
+  if (options.port !== undefined) {
+    const refusal = bindRefusal(options.host, options.token);
+    if (refusal !== undefined) throw new Error(refusal);
+  } else if (options.socket === undefined) {
+    throw new Error('an HTTP server needs a port or a unix socket');
+  }
   const logger = options.logger ?? runtime.logger;
-  const sessions = new SessionTable(options.sessionLimits ?? DEFAULT_SESSION_LIMITS, logger);
-  let port = options.port;
+  const sessions = new SessionTable(options.sessionLimits ?? DEFAULT_SESSION_LIMITS, logger, {
+    processes: () => sessionProcesses(options.isolation),
+  });
+  let port = options.port ?? 0;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const modern = createModernEndpoint(runtime, {
     maxBodyBytes,
@@ -79,28 +110,44 @@ export async function startHttpServer(
       modern,
     }),
   );
+  let unix: NetServer | undefined;
   try {
-    await listen(server, options.host, options.port);
+    if (options.port !== undefined) {
+      await listen(server, options.host, options.port);
+      port = (server.address() as AddressInfo).port;
+    }
+    if (options.socket !== undefined) unix = await listenUnixSocket(server, options.socket, logger);
   } catch (error) {
+    server.close();
     await sessions.closeAll();
     await modern.close();
     throw error;
   }
-  port = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(options.host)}:${String(port)}${MCP_PATH}`;
+  const url =
+    options.port === undefined
+      ? `http://localhost${MCP_PATH}`
+      : `http://${urlHost(options.host)}:${String(port)}${MCP_PATH}`;
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
+    socket: options.socket,
     sessions,
     close: () =>
       (closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // A server that never listened on TCP has nothing to wait for there.
+        const closed =
+          options.port === undefined
+            ? Promise.resolve()
+            : new Promise<void>((resolve) => server.close(() => resolve()));
+        const unixClosed = new Promise<void>((resolve) =>
+          unix === undefined ? resolve() : unix.close(() => resolve()),
+        );
         await sessions.closeAll();
         await modern.close();
         // Idle keep-alive connections, and any answer still being written, go too.
         server.closeAllConnections();
-        await closed;
+        await Promise.all([closed, unixClosed]);
       })()),
   };
 }

@@ -1,12 +1,25 @@
-// The bearer token of the HTTP server (SPEC §6 security): from --http-token-file (the file's
-// content, without the surrounding whitespace an editor adds), else from AHMA_HTTP_TOKEN. Never
-// logged or printed: errors name the file, not what it holds.
-import { readFile } from 'node:fs/promises';
+// The bearer token of the HTTP server (SPEC §6 security, R8.11). HTTP is authenticated by default,
+// on loopback too: any local process (another user's, a sandboxed command's) can reach a loopback
+// port, and the Host/Origin guard stops browsers, not processes. The token comes from
+// --http-token-file (the file's content, without the surrounding whitespace an editor adds), else
+// from AHMA_HTTP_TOKEN, else from the server's own token file in its private state: made once
+// (32 random bytes, mode 0600) and reused at every later start, so a client's configuration keeps
+// working. Never logged or printed: messages name the file, not what it holds.
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 
 export type TokenSource =
   | { readonly kind: 'none' }
   | { readonly kind: 'token'; readonly token: string }
   | { readonly kind: 'error'; readonly message: string };
+
+/** The server's own token file is not one it can trust: the server does not start. */
+export class TokenFileRefusal extends Error {}
+
+/** The server's own token file, in the root of its private state. */
+export const SERVER_TOKEN_FILE = 'http-token';
 
 export async function loadToken(
   file: string | undefined,
@@ -24,6 +37,66 @@ export async function loadToken(
   }
   if (fromEnv !== undefined && fromEnv !== '') return checked(fromEnv.trim(), 'AHMA_HTTP_TOKEN');
   return { kind: 'none' };
+}
+
+/**
+ * The token of `<stateRoot>/http-token`, made now if there is none. The file must be a regular
+ * file of this user that nobody else can read or write; anything else is refused, not repaired: it
+ * would mean someone else had a hand in it.
+ */
+export async function serverToken(stateRoot: string): Promise<{ token: string; path: string }> {
+  const path = join(stateRoot, SERVER_TOKEN_FILE);
+  const made = randomBytes(32).toString('base64url');
+  let handle: FileHandle;
+  try {
+    handle = await open(
+      path,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { token: await readOwnToken(path), path };
+  }
+  try {
+    await handle.writeFile(`${made}\n`);
+  } finally {
+    await handle.close();
+  }
+  return { token: made, path };
+}
+
+async function readOwnToken(path: string): Promise<string> {
+  const refuse = (why: string) =>
+    new TokenFileRefusal(
+      `the HTTP token file ${path} ${why}; remove it and a new token is made at start`,
+    );
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO planted there must not hang the start.
+    handle = await open(
+      path,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw refuse(code === 'ELOOP' ? 'is a symbolic link' : `cannot be read (${String(code)})`);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw refuse('is not a regular file');
+    if (info.uid !== process.getuid?.()) throw refuse('belongs to another user');
+    if ((info.mode & 0o077) !== 0)
+      throw refuse('can be read or written by others (mode is not 0600)');
+    if (info.size > 4096) throw refuse('is too large to be a token');
+    const source = checked((await handle.readFile('utf8')).trim(), `the HTTP token file ${path}`);
+    if (source.kind !== 'token') {
+      throw new TokenFileRefusal(source.kind === 'error' ? source.message : path);
+    }
+    return source.token;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A token is one word of visible ASCII: what fits in an Authorization header as it is. */
