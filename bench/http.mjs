@@ -10,6 +10,9 @@
 // (a warm shell of the pool; no tool definition involved). Every HTTP client is the SDK's Client
 // over StreamableHTTPClientTransport (the ahma and floor servers answer its POSTs as SSE streams,
 // since the SDK's Accept names text/event-stream); every stdio client the SDK's StdioClientTransport.
+// ahma's HTTP server requires a bearer token by default: every HTTP client of it sends
+// `Authorization: Bearer <token>`, the token read from the file its server names on stderr
+// (bench/servers.mjs); a build without authentication names none, and its clients send no header.
 //
 // 1. Round trip: one session per server, sequential calls, round-robin in chunks of 10 over
 //    - ahma, Streamable HTTP   (ahma-shell --mode http --http-port 0 --sync)
@@ -26,7 +29,8 @@
 //    --cold of them in all.
 //    With --isolation a third HTTP server runs with --session-isolation (a process and sandbox
 //    scope per session, from the client's roots: these clients declare `roots` and name a
-//    directory of their own). A server that refuses the flag (a build without it) gets the row
+//    directory of their own, under one directory the server's --allowed-roots names). A server
+//    that refuses the flag (a build without it) gets the row
 //    "skipped: --session-isolation not available" instead of a failure.
 // 3. Load: a fresh HTTP server; --sessions sessions opened at once (each initialize + tools/list),
 //    then each runs --per-session calls, one after another, all sessions concurrently: wall time,
@@ -36,8 +40,7 @@
 //    template bash and the units) at start, before, with the sessions connected, at peak (sampled
 //    every 200 ms), after the load, and after every session was ended with DELETE. --rounds
 //    rounds on the same server show whether memory grows from one round to the next.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
@@ -52,6 +55,7 @@ import { ListRootsRequestSchema, ListToolsResultSchema } from '@modelcontextprot
 import { summarize } from './stats.mjs';
 import { writeBenchTools } from './tool-files.mjs';
 import { numberOption } from './args.mjs';
+import { startAhmaHttp as startAhmaHttpProcess, startProcess, stopProcess } from './servers.mjs';
 
 const args = process.argv.slice(2);
 const N = numberOption('n', 300);
@@ -75,8 +79,13 @@ const ahmaBin = join(here, '..', 'packages', 'shell-server', 'bin', 'ahma-shell.
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 const root = mkdtempSync('/var/tmp/ahma-http-bench-');
+// Removed at the end, and also when the script fails half-way (its servers are killed first).
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 const scope = join(root, 'scope');
 const tools = join(scope, '.ahma', 'tools');
+// The isolated sessions' own directories (--isolation), one each, named as their clients' roots.
+const sessionsDir = join(root, 'sessions');
+mkdirSync(sessionsDir);
 // The ten small definitions, so tools/list answers 25 tools (20 + the 5 built-in).
 writeBenchTools(tools);
 let servers = 0;
@@ -84,13 +93,6 @@ const envFor = () => ({ ...process.env, XDG_CACHE_HOME: join(root, `cache-${serv
 const ahmaArgs = (mode) => [ahmaBin, '--mode', mode, '--sync', '--sandbox-scope', scope];
 
 // ---------------------------------------------------------------- servers we start
-
-const started = [];
-// An HTTP server does not end when its parent does: whatever way this script ends, none is left.
-process.on('exit', () => {
-  for (const child of started)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
 
 /** A loopback port nothing listens on (free a moment ago). */
 async function freePort() {
@@ -102,67 +104,27 @@ async function freePort() {
 }
 
 /**
- * Starts a server process and waits until its stderr matches `ready`. Resolves with the child and
- * the match, or with `refused` (its exit code and stderr) if it exits first.
+ * An ahma HTTP server: { child, url, headers } (headers: the bearer token every request must
+ * carry, read from where the server said it is; none from a build without authentication), or
+ * { refused }.
  */
-function startProcess(command, commandArgs, env, ready) {
-  const child = spawn(command, commandArgs, {
+const startAhmaHttp = (extra = []) =>
+  startAhmaHttpProcess([...ahmaArgs('http'), '--http-port', '0', ...extra], {
     cwd: scope,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    env: envFor(),
   });
-  started.push(child);
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line in 30 s: ${stderr}`)), 30_000);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text) => {
-      if (stderr.length < 65536) stderr += text;
-      const match = ready.exec(stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        ready = /$^/; // matched once; keep draining stderr
-        resolve({ child, match });
-      }
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ refused: { code, signal, stderr } });
-    });
-  });
-}
-
-async function startAhmaHttp(extra = []) {
-  const outcome = await startProcess(
-    process.execPath,
-    [...ahmaArgs('http'), '--http-port', '0', ...extra],
-    envFor(),
-    /listening on (http:\/\/\S+\/mcp)/,
-  );
-  if (outcome.refused !== undefined) return outcome;
-  return { child: outcome.child, url: outcome.match[1] };
-}
 
 async function startEverythingHttp() {
   const port = await freePort();
   const outcome = await startProcess(
     process.execPath,
     [everything, 'streamableHttp'],
-    { ...process.env, PORT: String(port) },
+    { cwd: scope, env: { ...process.env, PORT: String(port) } },
     /listening on port (\d+)/,
   );
   if (outcome.refused !== undefined)
     throw new Error(`server-everything did not start: ${JSON.stringify(outcome.refused)}`);
-  return { child: outcome.child, url: `http://127.0.0.1:${port}/mcp` };
-}
-
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
+  return { child: outcome.child, url: `http://127.0.0.1:${port}/mcp`, headers: {} };
 }
 
 // ---------------------------------------------------------------- clients
@@ -170,24 +132,29 @@ async function stopProcess(child) {
 let sessionDirs = 0;
 
 /**
- * A new HTTP session's client, not yet connected. With `roots`, the client declares the roots
- * capability and names a fresh directory of its own (what --session-isolation takes as the
- * session's scope); otherwise it declares nothing, as bench/mcp.mjs's clients.
+ * A new HTTP session's client of `server` ({ url, headers }), not yet connected; every request
+ * carries the server's headers (its bearer token). With `roots`, the client declares the roots
+ * capability and names a fresh directory of its own under `sessionsDir` (what
+ * --session-isolation takes as the session's scope, within its --allowed-roots); otherwise it
+ * declares nothing, as bench/mcp.mjs's clients.
  */
-function httpClient(url, { roots = false } = {}) {
+function httpClient({ url, headers }, { roots = false } = {}) {
   const client = new Client(
     { name: 'ahma-http-bench', version: '1' },
     roots ? { capabilities: { roots: { listChanged: false } } } : {},
   );
   if (roots) {
     // The session's scope, with the same tool files as the server's.
-    const dir = join(root, 'sessions', `s${sessionDirs++}`);
+    const dir = join(sessionsDir, `s${sessionDirs++}`);
     writeBenchTools(join(dir, '.ahma', 'tools'));
     client.setRequestHandler(ListRootsRequestSchema, () => ({
       roots: [{ uri: pathToFileURL(dir).href, name: 'session' }],
     }));
   }
-  return { client, transport: new StreamableHTTPClientTransport(new URL(url)) };
+  return {
+    client,
+    transport: new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+  };
 }
 
 /** Ends an HTTP session with DELETE, then closes the client (its GET stream included). */
@@ -306,13 +273,13 @@ if (ahmaHttp.refused !== undefined)
   throw new Error(`ahma-shell --mode http did not start: ${JSON.stringify(ahmaHttp.refused)}`);
 const floorHttp = await startEverythingHttp();
 
-const connectHttp = async (url) => {
-  const session = httpClient(url);
+const connectHttp = async (server) => {
+  const session = httpClient(server);
   await session.client.connect(session.transport);
   return session;
 };
-const ahmaHttpSession = await connectHttp(ahmaHttp.url);
-const floorHttpSession = await connectHttp(floorHttp.url);
+const ahmaHttpSession = await connectHttp(ahmaHttp);
+const floorHttpSession = await connectHttp(floorHttp);
 const ahmaStdio = await stdioClient(process.execPath, ahmaArgs('stdio'));
 const floorStdio = await stdioClient(process.execPath, [everything, 'stdio']);
 // pid: the server process whose CPU time is counted for the method.
@@ -375,18 +342,28 @@ await endSession(floorHttpSession);
 
 const SKIPPED = 'skipped: --session-isolation not available';
 const startTargets = {
-  'ahma, Streamable HTTP': { url: ahmaHttp.url, minTools: 24 },
-  'floor (server-everything echo), Streamable HTTP': { url: floorHttp.url, minTools: 1 },
+  'ahma, Streamable HTTP': { url: ahmaHttp.url, headers: ahmaHttp.headers, minTools: 24 },
+  'floor (server-everything echo), Streamable HTTP': {
+    url: floorHttp.url,
+    headers: floorHttp.headers,
+    minTools: 1,
+  },
 };
 let isolationNote;
 if (ISOLATION) {
-  const isolated = await startAhmaHttp(['--session-isolation']);
+  // A session's root must lie within --allowed-roots (default: the server's scope, which the
+  // sessions' directories are not in). A build with isolation but before --allowed-roots refuses
+  // the flag: it gets another start without it.
+  let isolated = await startAhmaHttp(['--session-isolation', '--allowed-roots', sessionsDir]);
+  if (isolated.refused !== undefined && /allowed-roots/.test(isolated.refused.stderr))
+    isolated = await startAhmaHttp(['--session-isolation']);
   if (isolated.refused !== undefined) {
     const said = isolated.refused.stderr.trim().split('\n')[0];
     isolationNote = `${SKIPPED} (the server exited ${isolated.refused.code}: ${said})`;
   } else {
     startTargets['ahma --session-isolation, Streamable HTTP'] = {
       url: isolated.url,
+      headers: isolated.headers,
       minTools: 5, // the built-in tools, should a session's scope not bring its tool files
       roots: true,
       child: isolated.child,
@@ -407,7 +384,7 @@ const starts = Object.fromEntries(
  * after the first answer, on the same session.
  */
 async function sessionStart(target, into) {
-  const session = httpClient(target.url, { roots: target.roots === true });
+  const session = httpClient(target, { roots: target.roots === true });
   const begun = performance.now();
   await session.client.connect(session.transport);
   const connected = performance.now();
@@ -472,7 +449,7 @@ await sleep(1000); // the pool's template and units are up
 const memAtStart = memory(pid);
 {
   // Warm-up: one session, 200 calls, ended; the server then has every path compiled once.
-  const session = await connectHttp(loadServer.url);
+  const session = await connectHttp(loadServer);
   for (let i = 0; i < 200; i++) await callOnce(session.client, AHMA_CALL, 'hi');
   await endSession(session);
   await sleep(500);
@@ -483,7 +460,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   const opening = performance.now();
   const sessions = await Promise.all(
     Array.from({ length: SESSIONS }, async () => {
-      const session = httpClient(loadServer.url);
+      const session = httpClient(loadServer);
       await session.client.connect(session.transport);
       await session.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
       return session;
