@@ -4,11 +4,17 @@
 // handed back (before it is written), which the session needs to know when a GET stream is open.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** A web Request for `req` (its body already read by us); `headers` replace the client's. */
+/**
+ * A web Request for `req` (its body already read by us); `headers` replace the client's. `signal`
+ * (clientGone in exchange.ts: the connection closed before the answer ended) becomes the Request's
+ * own, which the 2026-07-28 handler takes as the request's cancellation; the 2025 transports are
+ * given none, as their clients cancel with notifications/cancelled and a dropped stream is resumable.
+ */
 export function toWebRequest(
   req: IncomingMessage,
   url: URL,
   headers: Readonly<Record<string, string>> = {},
+  signal?: AbortSignal,
 ): Request {
   const copied = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -16,7 +22,11 @@ export function toWebRequest(
     copied.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   for (const [name, value] of Object.entries(headers)) copied.set(name, value);
-  return new Request(url, { method: req.method ?? 'GET', headers: copied });
+  return new Request(url, {
+    method: req.method ?? 'GET',
+    headers: copied,
+    ...(signal === undefined ? {} : { signal }),
+  });
 }
 
 /**
