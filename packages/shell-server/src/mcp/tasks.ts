@@ -19,6 +19,8 @@ const PAGE_SIZE = 100;
 const CANCEL_WAIT_MS = 10_000;
 
 interface TaskEntry {
+  /** Creation order within the store: what a tasks/list cursor names (see listTasks). */
+  readonly seq: number;
   readonly ttl: number;
   readonly createdAt: Date;
   expiry: NodeJS.Timeout | undefined;
@@ -30,9 +32,18 @@ export class OperationTaskStore implements TaskStore {
   readonly #operations: Engine['operations'];
   /** This connection's tasks, by operation id, in creation order. */
   readonly #tasks = new Map<string, TaskEntry>();
+  readonly #pageSize: number;
+  /** The last creation sequence number given (TaskEntry.seq). */
+  #seq = 0;
 
-  constructor(operations: Engine['operations']) {
+  constructor(operations: Engine['operations'], options: { pageSize?: number } = {}) {
     this.#operations = operations;
+    this.#pageSize = options.pageSize ?? PAGE_SIZE;
+  }
+
+  /** How many tasks this connection has. */
+  get size(): number {
+    return this.#tasks.size;
   }
 
   /** Whether `id` is one of this connection's tasks. */
@@ -95,19 +106,28 @@ export class OperationTaskStore implements TaskStore {
     await this.#operations.await([taskId], CANCEL_WAIT_MS);
   }
 
+  /**
+   * A page of this connection's tasks in creation order. The cursor (opaque to the client) is the
+   * creation sequence number of the page's last task, not its id: the next page starts after that
+   * position even when that task has expired or left the history since.
+   */
   listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    const all = [...this.#tasks.keys()].flatMap((id) => this.#view(id) ?? []);
-    const start = cursor === undefined ? 0 : all.findIndex((task) => task.taskId === cursor) + 1;
-    if (cursor !== undefined && start === 0) {
-      return Promise.reject(new Error(`unknown cursor ${cursor}`));
+    const after = cursor === undefined ? 0 : this.#cursorSeq(cursor);
+    if (after === undefined) return Promise.reject(new Error(`unknown cursor ${String(cursor)}`));
+    const tasks: Task[] = [];
+    let lastSeq = after;
+    // #tasks is in creation order, so in seq order.
+    for (const [id, entry] of this.#tasks) {
+      if (entry.seq <= after) continue;
+      const task = this.#view(id);
+      if (task === undefined) continue;
+      if (tasks.length === this.#pageSize) {
+        return Promise.resolve({ tasks, nextCursor: cursorOf(lastSeq) });
+      }
+      tasks.push(task);
+      lastSeq = entry.seq;
     }
-    const tasks = all.slice(start, start + PAGE_SIZE);
-    const last = tasks.at(-1);
-    return Promise.resolve(
-      start + PAGE_SIZE < all.length && last !== undefined
-        ? { tasks, nextCursor: last.taskId }
-        : { tasks },
-    );
+    return Promise.resolve({ tasks });
   }
 
   /** The task of a finished or changed operation of this connection, for its status notification. */
@@ -124,6 +144,7 @@ export class OperationTaskStore implements TaskStore {
 
   #add(id: string, ttl: number | null | undefined, settled?: CallToolResult): TaskEntry {
     const entry: TaskEntry = {
+      seq: ++this.#seq,
       ttl: Math.min(Math.max(ttl ?? DEFAULT_TASK_TTL_MS, 1000), MAX_TASK_TTL_MS),
       createdAt: new Date(),
       expiry: undefined,
@@ -135,12 +156,26 @@ export class OperationTaskStore implements TaskStore {
     return entry;
   }
 
+  /** The seq a cursor this store issued names; undefined for anything else. */
+  #cursorSeq(cursor: string): number | undefined {
+    const match = /^c(\d{1,15})$/.exec(cursor);
+    const seq = match?.[1] === undefined ? undefined : Number(match[1]);
+    return seq !== undefined && seq <= this.#seq ? seq : undefined;
+  }
+
   /** The task `id` as it stands, or undefined when there is none (any more). */
   #view(id: string): Task | undefined {
     const entry = this.#tasks.get(id);
     if (entry?.settled !== undefined) return this.#settledTask(id, entry);
     const found = this.#find(id);
+    // An operation pushed out of the history is no task any more: forget it now, not at its TTL.
+    if (found === undefined && entry !== undefined) this.#forget(id, entry);
     return found === undefined ? undefined : this.#task(found.operation, found.entry);
+  }
+
+  #forget(id: string, entry: TaskEntry): void {
+    clearTimeout(entry.expiry);
+    this.#tasks.delete(id);
   }
 
   #settledTask(id: string, entry: TaskEntry): Task {
@@ -193,6 +228,11 @@ export class OperationTaskStore implements TaskStore {
       ...(message === undefined ? {} : { statusMessage: message }),
     };
   }
+}
+
+/** The tasks/list cursor naming creation sequence number `seq` (clients treat it as opaque). */
+function cursorOf(seq: number): string {
+  return `c${String(seq)}`;
 }
 
 /**
