@@ -9,7 +9,13 @@ import type { Logger } from './logger.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment, envDenyMatcher, tempDirectory } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
-import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, logPaths, presentLogs } from './process/output.js';
+import {
+  DEFAULT_HEAD_BYTES,
+  DEFAULT_TAIL_BYTES,
+  logPaths,
+  presentLogs,
+  summarizeResult,
+} from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
 import { defaultHelperPath } from './sandbox/helper-binary.js';
 import { checkInstallLocation } from './sandbox/install-check.js';
@@ -189,6 +195,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       for (const path of logPaths(result)) logs.release(path);
     },
     present: (result) => presentLogs(result, logs),
+    // An ended connection's operations keep the end of their output (and their logs).
+    summarize: (result) => summarizeResult(result),
   });
   let closing: Promise<void> | undefined;
   return {

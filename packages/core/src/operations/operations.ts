@@ -48,6 +48,19 @@ export interface OperationHooks {
   readonly onForget?: (result: OperationResult) => void;
   /** A stored result as it must be shown now (a log it names may have been deleted since). */
   readonly present?: (result: OperationResult) => OperationResult;
+  /**
+   * What a finished operation keeps once its owner has ended (ownerEnded): a smaller result
+   * (summarizeResult). Without it the result is kept whole.
+   */
+  readonly summarize?: (result: OperationResult) => OperationResult;
+}
+
+export interface StartOptions {
+  /**
+   * Who started it (an MCP connection): when that owner ends (ownerEnded), the operation's result
+   * is summarized in the history, since nobody is waiting for it any more.
+   */
+  readonly owner?: string | undefined;
 }
 
 export interface OperationManagerOptions {
@@ -69,6 +82,9 @@ interface Entry {
   finishedAt: Date | undefined;
   result: OperationResult | undefined;
   cancelReason: string | undefined;
+  owner: string | undefined;
+  /** Its owner ended while it ran: summarize its result when it finishes. */
+  summarize: boolean;
 }
 
 export class OperationManager {
@@ -95,7 +111,7 @@ export class OperationManager {
   }
 
   /** Starts `task` in the background and returns its operation at once. */
-  start(tool: string, task: OperationTask): OperationSnapshot {
+  start(tool: string, task: OperationTask, options: StartOptions = {}): OperationSnapshot {
     if (this.#closed) throw new AhmaError('OPERATION_UNKNOWN', 'the engine is shutting down');
     // Unique for the process's life: a per-process random prefix and a counter.
     const id = `op_${this.#prefix}_${String(++this.#counter)}`;
@@ -111,15 +127,17 @@ export class OperationManager {
       finishedAt: undefined,
       result: undefined,
       cancelReason: undefined,
+      owner: options.owner,
+      summarize: false,
     };
     this.#entries.set(id, entry);
     void task(controller.signal, id)
       .catch((error: unknown) => failure(error, entry.startedAt))
       .then((result) => {
-        entry.result = result;
+        entry.result = entry.summarize ? this.#summarized(result) : result;
         entry.status = result.status;
         entry.finishedAt = new Date();
-        this.#historySize += Buffer.byteLength(result.output);
+        this.#historySize += Buffer.byteLength(entry.result.output);
         this.#finished++;
         this.#evict();
         finish();
@@ -133,6 +151,31 @@ export class OperationManager {
         }
       });
     return this.#snapshot(entry);
+  }
+
+  /**
+   * The owner of some operations (an MCP connection) has ended: nobody will be pushed their
+   * results, so the history keeps only a summary of each (OperationHooks.summarize) — now for
+   * those that have finished, at their end for those still running. `status` and `await` still
+   * answer them, with their status, exit code and the end of their output.
+   */
+  ownerEnded(owner: string): void {
+    for (const entry of this.#entries.values()) {
+      if (entry.owner !== owner) continue;
+      entry.owner = undefined;
+      if (entry.status === 'running' || entry.result === undefined) {
+        entry.summarize = true;
+        continue;
+      }
+      const before = Buffer.byteLength(entry.result.output);
+      entry.result = this.#summarized(entry.result);
+      this.#historySize += Buffer.byteLength(entry.result.output) - before;
+    }
+  }
+
+  /** How many completion and alert listeners are subscribed (each connection has its own). */
+  get listenerCounts(): { readonly complete: number; readonly alert: number } {
+    return { complete: this.#listeners.size, alert: this.#alertListeners.size };
   }
 
   /** Subscribes to completions; returns the unsubscribe function. */
@@ -237,6 +280,10 @@ export class OperationManager {
       this.#finished--;
       if (entry.result !== undefined) this.#hooks.onForget?.(entry.result);
     }
+  }
+
+  #summarized(result: OperationResult): OperationResult {
+    return this.#hooks.summarize?.(result) ?? result;
   }
 
   #snapshot(entry: Entry): OperationSnapshot {

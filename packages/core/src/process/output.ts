@@ -216,6 +216,75 @@ export function presentLogs(result: ExecutionResult, logs: LogStore): ExecutionR
   };
 }
 
+/**
+ * What a finished operation keeps of its output once the connection (the HTTP session) that
+ * started it has ended (OperationManager.ownerEnded): its last 4 KiB. Nobody is waiting for it any
+ * more, and 500 of them at the 48 KiB a live one may keep would hold 24 MiB for no one.
+ */
+export const ENDED_OWNER_OUTPUT_BYTES = 4 * 1024;
+
+/**
+ * `result` as an ended connection's operation keeps it: each output (the result's, and its
+ * sequence steps') longer than `bytes` is cut to its end, after one line saying what was dropped.
+ * Status, exit code and duration are untouched. An output whose log holds the whole of it keeps
+ * that log's marker verbatim (so it is rewritten as any other once the log is deleted for the
+ * budget, see presentLogs) and its `fullOutputPath`.
+ */
+export function summarizeResult(
+  result: ExecutionResult,
+  bytes: number = ENDED_OWNER_OUTPUT_BYTES,
+): ExecutionResult {
+  const output = summarizeOutput(result.output, result.fullOutputPath, bytes);
+  let stepsChanged = false;
+  const steps = result.steps?.map((step) => {
+    const cut = summarizeOutput(step.output, step.fullOutputPath, bytes);
+    if (cut === step.output) return step;
+    stepsChanged = true;
+    return { ...step, output: cut, truncated: true };
+  });
+  if (output === result.output && !stepsChanged) return result;
+  return {
+    ...result,
+    output,
+    truncated: result.truncated || output !== result.output,
+    ...(steps === undefined ? {} : { steps }),
+  };
+}
+
+function summarizeOutput(
+  output: string,
+  fullOutputPath: string | undefined,
+  bytes: number,
+): string {
+  const size = Buffer.byteLength(output);
+  if (size <= bytes) return output;
+  const all = Buffer.from(output, 'utf8');
+  let end = wholeCharactersAfter(all.subarray(all.length - bytes)).toString('utf8');
+  // The marker of the log holding the whole output (OutputCollector.finish): kept as it is.
+  const markerEnd =
+    fullOutputPath === undefined ? -1 : output.lastIndexOf(`full output: ${fullOutputPath} …]\n`);
+  const markerStart = markerEnd < 0 ? -1 : output.lastIndexOf('\n[… ', markerEnd);
+  let marker = '';
+  if (markerStart >= 0) {
+    const afterMarker = output.indexOf('…]\n', markerEnd) + '…]\n'.length;
+    const cutAt = output.length - end.length;
+    // The end already starts inside or before the marker: keep from the marker on.
+    if (cutAt <= afterMarker) end = copied(output.slice(Math.min(cutAt, markerStart)));
+    else marker = copied(output.slice(markerStart, afterMarker));
+  }
+  const kept = Buffer.byteLength(marker) + Buffer.byteLength(end);
+  const note = `[… ${String(size - kept)} bytes of this output dropped (of ${String(size)}): the session that started the operation has ended, and only the end of its output is kept …]\n`;
+  return `${note}${marker}${end}`;
+}
+
+/**
+ * A string of its own: V8 may keep a slice as a view of the whole string it was cut from, which
+ * would keep the whole output the summary is there to drop.
+ */
+function copied(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
 /** Every log a result names: its own, and its sequence steps'. */
 export function logPaths(result: ExecutionResult): string[] {
   return [result.fullOutputPath, ...(result.steps ?? []).map((step) => step.fullOutputPath)].filter(

@@ -16,6 +16,11 @@ export interface CallContext {
   readonly progress: ProgressReporter | undefined;
   /** An operation of this call started (the connection owns it: its alerts go there). */
   readonly started?: ((operationId: string) => void) | undefined;
+  /**
+   * The connection the operation belongs to (OperationManager's owner): once it has ended, the
+   * history keeps only a summary of the operation's result.
+   */
+  readonly owner?: string | undefined;
   /** The call is answered while its operation runs: push the completion later. */
   readonly pushLater?: ((operationId: string) => void) | undefined;
   /**
@@ -70,7 +75,7 @@ export async function runOperation(
   lastLine?: () => string | undefined,
 ): Promise<OperationSnapshot> {
   const { operations } = settings;
-  const operation = operations.start(name, task);
+  const operation = operations.start(name, task, { owner: call.owner });
   call.started?.(operation.id);
   const waitMs =
     call.detached === true

@@ -1,8 +1,10 @@
 // One MCP connection over the runtime: an SDK low-level Server with raw JSON Schema tools (R5.3),
 // tools/list, tools/call, progress while a call is open, completion pushes of the calls it
 // answered `started` (R2.2), alerts of the operations it started, and tools/list_changed. Each
-// client connection gets its own; closing it releases everything it subscribed to. Every SDK call
-// of the server lives under this folder.
+// client connection gets its own; closing it releases everything it subscribed to and holds, and
+// its operations keep only a summary of their results in the engine's history (nobody waits for
+// them any more: OperationManager.ownerEnded). Every SDK call of the server lives under this
+// folder.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -21,10 +23,24 @@ import { finishedResult } from './results.js';
 import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from './tools/tool.js';
 
+/** What a connection holds for its client (all zero once it has closed). */
+export interface ConnectionHeld {
+  /** Its operations still running (their alerts and pushes come here). */
+  readonly running: number;
+  /** Of those, the ones whose completion will be pushed. */
+  readonly pushes: number;
+  /** Its 2025-11-25 tasks. */
+  readonly tasks: number;
+  /** Its subscriptions to the engine and the runtime (completions, alerts, tool list changes). */
+  readonly subscriptions: number;
+}
+
 export interface McpConnection {
   readonly server: Server;
   /** How many operations this connection started are still running. */
   runningOperations(): number;
+  /** What it holds now (for the tests and the debug log). */
+  held(): ConnectionHeld;
   /**
    * Cancels the operations this connection started that still run and waits for them to end
    * (their processes are killed), then closes the SDK server (and its transport) and releases the
@@ -36,8 +52,12 @@ export interface McpConnection {
 /** How long close() waits for the killed operations of a connection to report their end. */
 const CANCEL_WAIT_MS = 10_000;
 
+/** Each connection's owner tag on the operations it starts. */
+let connections = 0;
+
 export function createMcpServer(runtime: Runtime): McpConnection {
   const { logger, engine } = runtime;
+  const owner = `connection-${String(++connections)}`;
   // SPEC §12: 2025-11-25 tasks, each a view of one of this connection's operations.
   const tasks = new OperationTaskStore(engine.operations);
   const server = new Server(
@@ -86,6 +106,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
       signal: extra.signal,
       progress,
       started: (id) => owned.add(id),
+      owner,
       pushLater: (id) => answeredStarted.add(id),
       detached: taskRequest !== undefined,
     });
@@ -159,13 +180,19 @@ export function createMcpServer(runtime: Runtime): McpConnection {
         );
     }),
   ];
+  let released = false;
   const release = () => {
     for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
     tasks.clear();
+    answeredStarted.clear();
+    if (released) return;
+    released = true;
+    engine.operations.ownerEnded(owner);
   };
-  // The client going away closes the transport, and with it the server: release then too. Its
-  // operations run on: a stdio client that leaves is followed by the runtime's close, and an HTTP
-  // session ends through close() below, which kills them.
+  // The client going away closes the transport, and with it the server: release then too (what it
+  // holds goes, and its operations are summarized as they end). Its operations run on: a stdio
+  // client that leaves is followed by the runtime's close, and an HTTP session ends through
+  // close() below, which kills them.
   server.onclose = release;
   // An ended session must not leave commands running that nobody will ever await: close() kills
   // what this connection started (other connections' operations are theirs to keep).
@@ -187,10 +214,18 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   return {
     server,
     runningOperations: () => owned.size,
+    held: () => ({
+      running: owned.size,
+      pushes: answeredStarted.size,
+      tasks: tasks.size,
+      subscriptions: subscriptions.length,
+    }),
     close: () =>
       (closing ??= (async () => {
         await cancelOwned();
         release();
+        // Ended or killed: nothing of them is this connection's any more.
+        owned.clear();
         await server.close();
       })()),
   };

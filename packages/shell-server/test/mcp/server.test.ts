@@ -102,6 +102,7 @@ function counted(runtime: Runtime): { runtime: Runtime; live: () => number } {
     operations: Object.assign(Object.create(operations) as typeof operations, {
       onComplete: track(operations.onComplete.bind(operations)),
       onAlert: track(operations.onAlert.bind(operations)),
+      ownerEnded: operations.ownerEnded.bind(operations),
     }),
   };
   return {

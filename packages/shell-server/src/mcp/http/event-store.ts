@@ -11,6 +11,9 @@
 //   client has no GET stream open are remembered as missed; the session's next GET is sent them
 //   even without Last-Event-ID (missedCursor()), so a push is not lost to a client that had not
 //   opened its stream yet or lost it before seeing any event id.
+// - When the session ends, clear() drops every event (the results they carry with them) and the
+//   store keeps nothing stored afterwards: an ended session holds no memory through its store,
+//   whoever still holds the store.
 import type {
   EventId,
   EventStore,
@@ -53,6 +56,8 @@ export class SessionEventStore implements EventStore {
   #attached = 0;
   /** The number before the first GET-stream event stored while no GET stream was open. */
   #missedAfter: number | undefined;
+  /** Set by clear(): the session has ended, nothing is kept any more. */
+  #cleared = false;
 
   constructor(limits: EventStoreLimits = DEFAULT_EVENT_STORE_LIMITS) {
     this.#limits = limits;
@@ -60,6 +65,7 @@ export class SessionEventStore implements EventStore {
 
   storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const seq = ++this.#seq;
+    if (this.#cleared) return Promise.resolve(eventId(streamId, seq));
     const priming = !('jsonrpc' in message);
     const bytes = priming ? 0 : Buffer.byteLength(JSON.stringify(message));
     this.#events.push({ seq, streamId, message, bytes, priming });
@@ -115,6 +121,20 @@ export class SessionEventStore implements EventStore {
     return this.#missedAfter === undefined
       ? undefined
       : eventId(STANDALONE_STREAM_ID, this.#missedAfter);
+  }
+
+  /** The session ended: forgets every event; later ones get ids but are not kept. */
+  clear(): void {
+    this.#cleared = true;
+    this.#events = [];
+    this.#bytes = 0;
+    this.#perStream.clear();
+    this.#missedAfter = undefined;
+  }
+
+  /** Bytes of the retained events' messages (for tests and the debug log). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** Retained events (for tests and the debug log). */

@@ -9,7 +9,9 @@
 // - A GET that opens the session's stream also gets the GET-stream messages no open stream
 //   received (event-store.ts: missedCursor), so no completion push is lost while none was open.
 // - The session ends by DELETE or close(); either way its connection closes, which kills the
-//   commands it started that still run, before DELETE is answered.
+//   commands it started that still run, before DELETE is answered, and releases what it held (its
+//   subscriptions, tasks, pending pushes); its event store is emptied (R8.4: an ended session
+//   keeps no memory of its own; held() shows what it holds).
 // - With --session-isolation a process of its own serves it instead of a connection over the
 //   runtime (session-backend.ts).
 import { randomUUID } from 'node:crypto';
@@ -23,6 +25,7 @@ import {
   STANDALONE_STREAM_ID,
   type EventStoreLimits,
 } from './event-store.js';
+import type { ConnectionHeld } from '../server.js';
 import { serveSession, type IsolationSettings, type SessionBackend } from './session-backend.js';
 
 export interface StreamableSessionOptions {
@@ -47,8 +50,16 @@ export interface StreamableSession {
   runningOperations(): number;
   /** Set once the session must refuse every request with 403 (R8D.13). */
   readonly forbidden: string | undefined;
+  /** What the session holds now (the tests' and the debug log's view; all zero once ended). */
+  held(): SessionHeld;
   /** Ends the session: kills its running commands, closes its streams. Idempotent. */
   close(): Promise<void>;
+}
+
+export interface SessionHeld extends Partial<ConnectionHeld> {
+  /** Events in its event store, and their bytes. */
+  readonly events: number;
+  readonly eventBytes: number;
 }
 
 /** True when a POST body (one message or a batch) holds an initialize request. */
@@ -67,6 +78,7 @@ export async function openStreamableSession(
   const close = () =>
     (closing ??= (async () => {
       await backend?.close();
+      store.clear();
       options.onClosed(session);
     })());
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -113,6 +125,7 @@ export async function openStreamableSession(
         ? get(request)
         : transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody }),
     runningOperations: () => backend?.runningOperations() ?? 0,
+    held: () => ({ events: store.size, eventBytes: store.bytes, ...backend?.held() }),
     get forbidden() {
       return backend?.forbidden;
     },
