@@ -20,12 +20,17 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   type JSONRPCMessage,
-  type JSONRPCRequest,
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Batch, type Answer } from './batch.js';
-import { errorResponse, readLine, type ErrorResponse, type Incoming } from './incoming.js';
+import {
+  decodeText,
+  errorResponse,
+  readLine,
+  type ErrorResponse,
+  type Incoming,
+} from './incoming.js';
 import { LineFramer, type Frame } from './line-framer.js';
 import { tooLarge } from './oversized.js';
 import { onTheWire } from './wire-error.js';
@@ -51,8 +56,6 @@ export interface StdioTransportOptions {
   readonly input?: Readable;
   readonly output?: Writable;
   readonly maxMessageBytes?: number;
-  /** One line saying what is wrong with a request's params (answered -32602), else undefined. */
-  readonly checkParams?: (request: JSONRPCRequest) => string | undefined;
 }
 
 /** MCP over a byte stream pair, one JSON-RPC message per line; within the SDK's Transport interface. */
@@ -65,7 +68,6 @@ export class StdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #limit: number;
-  readonly #checkParams: StdioTransportOptions['checkParams'];
   readonly #framer: LineFramer;
   /** The open batch of each request id sent in a batch and not answered yet. */
   readonly #batchOf = new Map<RequestId, Batch>();
@@ -80,7 +82,6 @@ export class StdioTransport implements Transport {
     this.#input = options.input ?? process.stdin;
     this.#output = options.output ?? process.stdout;
     this.#limit = options.maxMessageBytes ?? STDIO_MESSAGE_LIMIT_BYTES;
-    this.#checkParams = options.checkParams;
     this.#framer = new LineFramer(this.#limit);
   }
 
@@ -161,7 +162,14 @@ export class StdioTransport implements Transport {
       this.#refuse(tooLarge(frame.head, frame.tail, frame.size, this.#limit));
       return;
     }
-    const line = frame.bytes.toString('utf8').replace(/\r$/, '');
+    // The same check as every transport's (incoming.ts): not UTF-8 or not JSON is -32700, not
+    // JSON-RPC -32600, wrong protocol params -32602.
+    const text = decodeText(frame.bytes);
+    if (typeof text !== 'string') {
+      this.#refuse(text);
+      return;
+    }
+    const line = text.replace(/\r$/, '');
     // Blank lines carry no message, so there is nothing to answer.
     if (line.trim() === '') return;
     const read = readLine(line);
@@ -169,22 +177,11 @@ export class StdioTransport implements Transport {
       this.#handleBatch(read.batch);
       return;
     }
-    const problem = 'error' in read ? read.error : this.#paramsProblem(read.message);
-    if (problem !== undefined) {
-      this.#refuse(problem);
+    if ('error' in read) {
+      this.#refuse(read.error);
       return;
     }
-    if ('message' in read) this.#deliver(read.message);
-  }
-
-  /** The -32602 answering a request whose protocol params are wrong, else undefined. */
-  #paramsProblem(message: JSONRPCMessage): ErrorResponse | undefined {
-    // Already validated as a message: a method and an id make it a request.
-    if (!('method' in message && 'id' in message)) return undefined;
-    const problem = this.#checkParams?.(message);
-    return problem === undefined
-      ? undefined
-      : errorResponse(message.id, ErrorCode.InvalidParams, problem);
+    this.#deliver(read.message);
   }
 
   #deliver(message: JSONRPCMessage): void {
@@ -212,7 +209,7 @@ export class StdioTransport implements Transport {
     this.#pendingBatches.add(batch);
     const accepted: JSONRPCMessage[] = [];
     for (const item of items) {
-      let problem = 'error' in item ? item.error : this.#paramsProblem(item.message);
+      let problem = 'error' in item ? item.error : undefined;
       // The 2025-03-26 revision: "the initialize request MUST NOT be part of a JSON-RPC batch".
       if (
         problem === undefined &&

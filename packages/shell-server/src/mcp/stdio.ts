@@ -8,7 +8,6 @@ import type { Server as ModernServer, Transport } from '@modelcontextprotocol/se
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Runtime } from '../runtime.js';
 import { createModernServer } from './modern/server.js';
-import { paramsProblem } from './params.js';
 import { createMcpServer, type McpConnection } from './server.js';
 import { StdioTransport } from './stdio-transport.js';
 import { OperationTaskStore } from './tasks.js';
@@ -22,7 +21,7 @@ export interface StdioConnection {
 
 export function serveOnStdio(runtime: Runtime): StdioConnection {
   const { logger } = runtime;
-  const transport = new StdioTransport({ checkParams: paramsProblem });
+  const transport = new StdioTransport();
   let legacy: McpConnection | undefined;
   const modernTasks = new OperationTaskStore(runtime.engine.operations);
   const handle = serveStdio(

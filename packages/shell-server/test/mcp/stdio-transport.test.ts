@@ -4,7 +4,6 @@ import { PassThrough } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { paramsProblem } from '../../src/mcp/params.js';
 import { StdioTransport } from '../../src/mcp/stdio-transport.js';
 
 async function connected() {
@@ -23,7 +22,6 @@ async function connected() {
     input,
     output,
     maxMessageBytes: 1024,
-    checkParams: paramsProblem,
   });
   const errors: Error[] = [];
   let closed = 0;

@@ -36,6 +36,7 @@ import {
   type HttpServerProcess,
   type Identity,
 } from './harness.js';
+import { INITIALIZE } from '../support/http.js';
 
 const run = promisify(execFile);
 const file = redTeamFile([]);
@@ -224,16 +225,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
 
   /** A bash loop POSTing `n` initializes to `url` (with `token` unless '-'): the statuses, counted. */
   const floodScript = (url: string, n: number, token = '-') => {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'flood', version: '1.0.0' },
-      },
-    });
+    const body = JSON.stringify(INITIALIZE);
     const auth = token === '-' ? '' : `-H ${quote(`authorization: Bearer ${token}`)}`;
     return (
       `for i in $(seq ${String(n)}); do curl -s -o /dev/null -w '%{http_code}\n' -X POST ` +

@@ -18,20 +18,13 @@ import {
   type HttpServerProcess,
   type Identity,
 } from './harness.js';
+import { INITIALIZE } from '../support/http.js';
 
 const file = redTeamFile([]);
 const testIsRoot = process.getuid?.() === 0;
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'ahma-red-team', version: '1.0.0' },
-  },
-});
+/** The raw initialize every client here sends. */
+const INITIALIZE_BODY = JSON.stringify(INITIALIZE);
 
 /** curl POSTing an initialize through the socket as `identity`: its status line and output. */
 function initializeAs(
@@ -49,7 +42,7 @@ function initializeAs(
     '-H',
     'accept: application/json, text/event-stream',
     '--data-binary',
-    INITIALIZE,
+    INITIALIZE_BODY,
     '-w',
     '\nstatus=%{http_code}\n',
     'http://localhost/mcp',

@@ -29,8 +29,9 @@ import type { Runtime } from '../../runtime.js';
 import type { ChildCommand } from '../../sessions/child.js';
 import type { RootPolicy } from '../../sessions/root-scope.js';
 import { createIsolatedSession, type IsolatedSession } from '../isolated-session.js';
-import { createMcpServer } from '../server.js';
+import { createMcpServer, type ConnectionHeld } from '../server.js';
 import { echo, type TrafficEcho } from './echo.js';
+import { answerRefusals } from './refusals.js';
 
 /** --session-isolation: what every session process is started from. */
 export interface IsolationSettings {
@@ -46,6 +47,8 @@ export interface IsolationSettings {
 export interface SessionBackend {
   /** Commands this session started that still run, and its calls not answered yet (isolated). */
   runningOperations(): number;
+  /** What its connection holds (shared mode; undefined for an isolated session's process). */
+  held(): ConnectionHeld | undefined;
   /** Why later requests are refused with 403, once the client changed its roots (R8D.13). */
   readonly forbidden: string | undefined;
   /** Ends what serves the session: its running commands are killed. Idempotent. */
@@ -54,6 +57,7 @@ export interface SessionBackend {
 
 /**
  * Starts serving `transport` (do not start it yourself; set its onclose first, which is chained).
+ * A request whose protocol params are wrong is answered -32602 on it (refusals.ts).
  */
 export async function serveSession(
   transport: Transport,
@@ -70,6 +74,9 @@ export async function serveSession(
       logger: runtime.logger,
     });
     const isolated = session;
+    // Wrong protocol params are answered here, as in shared mode (its process would answer them
+    // the same way: the check is every transport's).
+    answerRefusals(transport);
     // For the memory budget of the session processes (transports/http/sessions.ts).
     const sessionProcess: SessionProcess = {
       get sessionId() {
@@ -90,6 +97,7 @@ export async function serveSession(
       // A session that ended by itself has no process, and so no command, left.
       runningOperations: () =>
         isolated.terminated === undefined ? activity.runningOperations() : 0,
+      held: () => undefined,
       get forbidden() {
         return isolated.terminated === 'roots_changed'
           ? 'Forbidden: the session ended because the client changed its roots after its sandbox scope was locked'
@@ -110,8 +118,10 @@ export async function serveSession(
     echo(traffic, 'error', error.message);
   };
   await connection.server.connect(transport);
+  answerRefusals(transport);
   return {
     runningOperations: () => connection.runningOperations(),
+    held: () => connection.held(),
     forbidden: undefined,
     close: () => connection.close(),
   };

@@ -1,14 +1,15 @@
 // A request body read whole, up to a limit: more is refused (413) as soon as it arrives, so a
 // client cannot make the server hold more than the limit. We read it ourselves, before routing,
 // because the route depends on it (an initialize opens a session) and because the SDK skips its
-// own size check for a body handed to it already parsed.
+// own size check for a body handed to it already parsed. The bytes are returned as they came: they
+// become text in exchange.ts, by the same fatal UTF-8 decoding as a stdio line (mcp/incoming.ts).
 import type { IncomingMessage } from 'node:http';
 
 /** The largest request body accepted (the SDK transport's own default). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export type Body =
-  | { readonly kind: 'read'; readonly text: string }
+  | { readonly kind: 'read'; readonly bytes: Buffer }
   | { readonly kind: 'too-large' }
   | { readonly kind: 'aborted' };
 
@@ -37,7 +38,7 @@ export function readBody(req: IncomingMessage, limit: number = MAX_BODY_BYTES): 
       }
       chunks.push(chunk);
     };
-    const onEnd = () => done({ kind: 'read', text: Buffer.concat(chunks).toString('utf8') });
+    const onEnd = () => done({ kind: 'read', bytes: Buffer.concat(chunks) });
     const onAbort = () => done({ kind: 'aborted' });
     const onClose = () => {
       if (!req.complete) onAbort();

@@ -1,18 +1,43 @@
-// The small parts of every HTTP exchange: the JSON body read within its limit, the JSON-RPC error
-// answers the server gives itself (echoed for R8B), and headers read as one string.
+// The small parts of every HTTP exchange: the JSON body read within its limit and checked, the
+// JSON-RPC error answers the server gives itself (echoed for R8B), and headers read as one string.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { echo, type TrafficEcho } from '../../mcp/http/echo.js';
+import {
+  checkValue,
+  decodeText,
+  errorResponse,
+  parseJson,
+  type ErrorResponse,
+  type Line,
+} from '../../mcp/incoming.js';
 import { readBody } from './body.js';
 
 export interface ReplyContext {
   readonly echo?: TrafficEcho | undefined;
 }
 
-/** The request's JSON body; undefined when it was refused (413, 400) or the client left. */
+export interface ReadOptions {
+  /**
+   * The body goes to a session, whose transport answers a request with wrong protocol params
+   * itself (mcp/http/refusals.ts: on the request's own stream, as Accept asks, in a batch too);
+   * else (an initialize, the sessionless 2026-07-28 era) it is answered here.
+   */
+  readonly inSession?: boolean;
+}
+
+/**
+ * The request's JSON body; undefined when it was refused (413, 400, or the -32602 of a request
+ * that reaches no session) or the client left. It passes the check every transport runs
+ * (mcp/incoming.ts, as a stdio line does): bytes that are not UTF-8 or not JSON get -32700, JSON
+ * that is not JSON-RPC (an element of a batch included, which refuses the batch: the SDK's HTTP
+ * transport takes a batch whole or not at all) or a batch over MAX_BATCH_MESSAGES -32600, 400.
+ */
 export async function readJson(
   context: ReplyContext & { readonly maxBodyBytes: number },
   req: IncomingMessage,
   res: ServerResponse,
+  options: ReadOptions = {},
 ): Promise<{ value: unknown } | undefined> {
   const body = await readBody(req, context.maxBodyBytes);
   if (body.kind === 'aborted') return undefined;
@@ -31,12 +56,52 @@ export async function readJson(
     );
     return undefined;
   }
-  try {
-    return { value: JSON.parse(body.text) as unknown };
-  } catch {
-    reply(context, res, 400, -32700, 'Parse error: Invalid JSON');
+  const text = decodeText(body.bytes);
+  const parsed = typeof text === 'string' ? parseJson(text) : { error: text };
+  if ('error' in parsed) {
+    replyError(context, res, 400, parsed.error);
     return undefined;
   }
+  const refusal = refusalOf(checkValue(parsed.value), options.inSession === true);
+  if (refusal !== undefined) {
+    // A request's own error is its answer (200, as any error answer); a message that is not one,
+    // or a batch that cannot be served, is a bad request.
+    replyError(context, res, refusal.error.code === ErrorCode.InvalidParams ? 200 : 400, refusal);
+    return undefined;
+  }
+  return { value: parsed.value };
+}
+
+/** What the check refused that is answered at once, for the whole body. */
+function refusalOf(line: Line, inSession: boolean): ErrorResponse | undefined {
+  if ('message' in line) return undefined;
+  if ('error' in line) {
+    return line.error.error.code === ErrorCode.InvalidParams && inSession ? undefined : line.error;
+  }
+  // In a batch, only what is not JSON-RPC refuses it: wrong params are answered by the session.
+  const index = line.batch.findIndex(
+    (item) => 'error' in item && item.error.error.code !== ErrorCode.InvalidParams,
+  );
+  const item = line.batch[index];
+  if (item === undefined || !('error' in item)) return undefined;
+  const detail = item.error.error.message.replace(/^Invalid Request: /, '');
+  return errorResponse(
+    null,
+    ErrorCode.InvalidRequest,
+    `Invalid Request: message ${String(index + 1)} of the batch: ${detail}`,
+  );
+}
+
+/** A JSON-RPC error response written as it is (its id included), echoed for R8B. */
+function replyError(
+  context: ReplyContext,
+  res: ServerResponse,
+  status: number,
+  body: ErrorResponse,
+): void {
+  echo(context.echo, 'error', body);
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
 }
 
 /** A JSON-RPC error without id, as the SDK transport answers its own refusals. */

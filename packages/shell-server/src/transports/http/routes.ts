@@ -135,7 +135,7 @@ async function postMessage(
   existing: StreamableSession | undefined,
 ): Promise<void> {
   const { sessions } = context;
-  const parsed = await readJson(context, req, res);
+  const parsed = await readJson(context, req, res, { inSession: existing !== undefined });
   if (parsed === undefined) return;
   // Read now: the socket forgets its remote address once it has closed.
   const peer = peerOf(req);
@@ -188,15 +188,23 @@ async function modernPost(
   body: unknown,
 ): Promise<void> {
   echo(context.echo, 'in', body);
+  // This era has no session: the connection is the request, and its closing before the answer
+  // is the client's cancellation (the handler closes the exchange, aborting the call: SPEC §12).
+  const gone = clientGone(res);
   const response = await context.modern.handle(
-    toWebRequest(req, url, { accept: SDK_ACCEPT }),
+    toWebRequest(req, url, { accept: SDK_ACCEPT }, gone),
     body,
   );
+  if (gone.aborted) {
+    // Nobody is left to answer; what the cancelled exchange returns (499) is not written.
+    await response.body?.cancel().catch(() => undefined);
+    return;
+  }
   // subscriptions/listen is a stream by nature: it is never collapsed.
   const answer =
     prefersSse(header(req, 'accept')) || methodOf(body) === 'subscriptions/listen'
       ? response
-      : await collapseToJson(response, clientGone(res));
+      : await collapseToJson(response, gone);
   // R8B: a JSON answer is echoed whole (a stream's messages are not: the era has no session
   // transport to watch them on).
   if (context.echo !== undefined && isJson(answer)) {
@@ -291,7 +299,7 @@ async function legacy(
   const id = url.searchParams.get('sessionId');
   const entry = req.method === 'POST' && id !== null ? sessions.get(id) : undefined;
   if (entry?.kind === 'legacy') {
-    const parsed = await readJson(context, req, res);
+    const parsed = await readJson(context, req, res, { inSession: true });
     if (parsed === undefined) return;
     const session = entry.session as LegacySession;
     if (session.forbidden !== undefined) {

@@ -1,0 +1,34 @@
+// The check every transport runs (mcp/incoming.ts), on what an HTTP session's transport delivers.
+// The HTTP layer refuses a body that is not JSON-RPC before the SDK transport sees it
+// (transports/http/exchange.ts); a request whose protocol params are wrong is answered here,
+// through the session's transport itself, so its -32602 goes where its answer would have gone: on
+// the POST's own stream (as Accept asks), within a batch's answer beside the other elements', on a
+// legacy session's SSE stream. The SDK would answer it -32603 with a raw zod dump.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { checkMessage } from '../incoming.js';
+
+/**
+ * Answers, through `transport`, the messages the check refuses, and hands the others on. Call it
+ * once what serves the session has set the transport's onmessage.
+ */
+export function answerRefusals(transport: Transport): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const checked = checkMessage(message);
+    if ('message' in checked) {
+      deliver?.(message, extra);
+      return;
+    }
+    const refusal = checked.error;
+    transport.onerror?.(new Error(`refused a message: ${refusal.error.message}`));
+    // Only a request (with its id) has somewhere to be answered; the SDK transport validated the
+    // envelope already, so that is every refusal that gets here.
+    if (refusal.id === null) return;
+    transport
+      .send(refusal as JSONRPCMessage, { relatedRequestId: refusal.id })
+      .catch((error: unknown) =>
+        transport.onerror?.(error instanceof Error ? error : new Error(String(error))),
+      );
+  };
+}
