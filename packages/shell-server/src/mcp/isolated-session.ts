@@ -61,6 +61,7 @@ import { ahmaShellBin } from '../runtime.js';
 import { SessionChild, type ChildCommand, type ChildExit } from '../sessions/child.js';
 import type { RootPolicy } from '../sessions/root-scope.js';
 import { errorResponse } from './incoming.js';
+import { keyOf } from './request-key.js';
 import { RootsProbe, type RootsOutcome } from './session-roots.js';
 
 export type TerminationReason = 'roots_changed' | 'child_failed' | 'invalid_root';
@@ -152,9 +153,6 @@ function classify(value: unknown): Classified | undefined {
   }
   return undefined;
 }
-
-/** A map key for a request id (1 and "1" are different ids). */
-const keyOf = (id: RequestId): string => `${typeof id}:${String(id)}`;
 
 function describeExit(exit: ChildExit, lastWords: string | undefined): string {
   const how =

@@ -1,5 +1,5 @@
 // R8.4 with --session-isolation (R8D): what an isolated session still runs, as its backend counts
-// it from the session's traffic (mcp/http/session-backend.ts observeActivity), and the `status`
+// it from the session's traffic (mcp/http/session-activity.ts), and the `status`
 // probe that settles what the traffic cannot show (a completion push the client's log level
 // filtered, a process that was replaced). A fake client transport; the isolated session's side is
 // whatever the test hands the returned transport.
@@ -9,7 +9,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { observeActivity, type SessionActivity } from '../../../src/mcp/http/session-backend.js';
+import { observeActivity, type SessionActivity } from '../../../src/mcp/http/session-activity.js';
 
 /** The client's transport: what the session sent it, and a way to make the client send. */
 class FakeClient implements Transport {
