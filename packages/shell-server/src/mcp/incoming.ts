@@ -102,10 +102,9 @@ export function checkValue(value: unknown): Line {
 
 /**
  * Checks one parsed value (a whole line or body, or an element of a batch) as a JSON-RPC message,
- * and a request's protocol params. The HTTP sessions run it on every message their transport
- * delivers (mcp/http/refusals.ts).
+ * and a request's protocol params.
  */
-export function checkMessage(value: unknown): Incoming {
+function checkMessage(value: unknown): Incoming {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid(null, 'a message must be a JSON object');
   }
@@ -126,8 +125,12 @@ export function checkMessage(value: unknown): Incoming {
   );
 }
 
-/** A valid message: a request whose protocol params are wrong gets -32602 naming the field. */
-function checkParams(message: JSONRPCMessage): Incoming {
+/**
+ * A valid message: a request whose protocol params are wrong gets -32602 naming the field. The
+ * HTTP sessions run this on what their SDK transport delivers, whose envelope it checked already
+ * (mcp/http/refusals.ts).
+ */
+export function checkParams(message: JSONRPCMessage): Incoming {
   if (!('method' in message && 'id' in message)) return { message };
   const problem = paramsProblem(message) ?? loneSurrogate(message.params, 'params');
   return problem === undefined

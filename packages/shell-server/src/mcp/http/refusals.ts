@@ -6,7 +6,7 @@
 // legacy session's SSE stream. The SDK would answer it -32603 with a raw zod dump.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { checkMessage } from '../incoming.js';
+import { checkParams } from '../incoming.js';
 
 /**
  * Answers, through `transport`, the messages the check refuses, and hands the others on. Call it
@@ -15,15 +15,15 @@ import { checkMessage } from '../incoming.js';
 export function answerRefusals(transport: Transport): void {
   const deliver = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    const checked = checkMessage(message);
+    // The SDK transport checked the envelope: what is left to check are the request's params.
+    const checked = checkParams(message);
     if ('message' in checked) {
       deliver?.(message, extra);
       return;
     }
     const refusal = checked.error;
     transport.onerror?.(new Error(`refused a message: ${refusal.error.message}`));
-    // Only a request (with its id) has somewhere to be answered; the SDK transport validated the
-    // envelope already, so that is every refusal that gets here.
+    // Only a request is refused here, and it has its id to be answered with.
     if (refusal.id === null) return;
     transport
       .send(refusal as JSONRPCMessage, { relatedRequestId: refusal.id })
