@@ -5,13 +5,14 @@
 // file, never half of one), never followed through a symlink, and refused when another user owns
 // it or others may read or write it — in a shared temp directory someone else could have made it.
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type {
   OAuthClientInformationMixed,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { privateFileProblem } from './private-file.js';
 
 export const TOKEN_FILE_NAME = 'mcp_http_token.json';
 export const TOKEN_PATH_VARIABLE = 'AHMA_HTTP_CLIENT_TOKEN_PATH';
@@ -118,20 +119,16 @@ export class TokenStore {
     }
   }
 
-  #checkOwnership(stat: { uid: number; mode: number; isFile(): boolean }): void {
-    if (!stat.isFile()) throw new TokenFileError(`${this.path} is not a regular file`);
-    if (process.getuid !== undefined && stat.uid !== process.getuid()) {
-      throw new TokenFileError(
-        `${this.path} belongs to another user (uid ${String(stat.uid)}): refusing to read or replace it; ` +
-          `set ${TOKEN_PATH_VARIABLE} to a path of your own`,
-      );
-    }
-    if ((stat.mode & 0o077) !== 0) {
-      throw new TokenFileError(
-        `${this.path} can be read or written by others (mode ${(stat.mode & 0o777).toString(8)}): ` +
-          `run chmod 600 on it, or delete it and log in again`,
-      );
-    }
+  #checkOwnership(stat: Pick<Stats, 'uid' | 'mode' | 'isFile'>): void {
+    const problem = privateFileProblem(stat);
+    if (problem === undefined) return;
+    const hint =
+      problem.kind === 'owner'
+        ? `: refusing to read or replace it; set ${TOKEN_PATH_VARIABLE} to a path of your own`
+        : problem.kind === 'mode'
+          ? ': run chmod 600 on it, or delete it and log in again'
+          : '';
+    throw new TokenFileError(`${this.path} ${problem.text}${hint}`);
   }
 
   async #write(file: TokenFile): Promise<void> {

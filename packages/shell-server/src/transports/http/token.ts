@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { privateFileProblem } from '@ahma/remote';
 
 export type TokenSource =
   | { readonly kind: 'none' }
@@ -84,10 +85,8 @@ async function readOwnToken(path: string): Promise<string> {
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw refuse('is not a regular file');
-    if (info.uid !== process.getuid?.()) throw refuse('belongs to another user');
-    if ((info.mode & 0o077) !== 0)
-      throw refuse('can be read or written by others (mode is not 0600)');
+    const problem = privateFileProblem(info);
+    if (problem !== undefined) throw refuse(problem.text);
     if (info.size > 4096) throw refuse('is too large to be a token');
     const source = checked((await handle.readFile('utf8')).trim(), `the HTTP token file ${path}`);
     if (source.kind !== 'token') {
