@@ -52,7 +52,6 @@ export { isInside, overlaps } from './paths/inside.js';
 export { prepareInvocation } from './argv/prepare.js';
 
 export { createEngine, type Engine } from './engine.js';
-export { envDenyProblem } from './process/environment.js';
 export { livelogKeyVariables } from './definition/livelog-keys.js';
 export { type Logger } from './logger.js';
 export { resolveSandboxScope } from './sandbox/scope.js';
@@ -63,7 +62,7 @@ export type { Command, ExecutionResult, StepRecord } from './process/execution-t
 export { commandArgv, Executor } from './process/executor.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';
 export { isLive, procStat } from './process/proc-stat.js';
-export { tempDirectory } from './process/environment.js';
+export { envDenyProblem, tempDirectory } from './process/environment.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';

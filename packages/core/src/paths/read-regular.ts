@@ -29,7 +29,6 @@ export class NotRegularFileError extends Error {}
 const EXTRA = constants as Partial<Record<string, number>>;
 const O_PATH = process.platform === 'linux' ? (EXTRA['O_PATH'] ?? 0o10000000) : EXTRA['O_PATH'];
 const O_CLOEXEC = EXTRA['O_CLOEXEC'] ?? (process.platform === 'linux' ? 0o2000000 : 0);
-const PROC_FD = existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
 
 /** How a file is opened for reading: no blocking on a FIFO, no controlling terminal. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | O_CLOEXEC;
@@ -63,12 +62,12 @@ async function openRegular(
   path: string,
   maxBytes: number,
 ): Promise<{ file: FileHandle; size: number }> {
-  if (O_PATH !== undefined && PROC_FD !== undefined) {
+  if (O_PATH !== undefined && existsSync('/proc/self/fd')) {
     const pinned = await open(path, O_PATH | O_CLOEXEC);
     try {
       const info = await pinned.stat();
       checkRegular(info, maxBytes);
-      const reopen = `${PROC_FD}/${String(pinned.fd)}`;
+      const reopen = `/proc/self/fd/${String(pinned.fd)}`;
       return await openChecked(reopen, info).catch((error: unknown) => {
         // EACCES and the like: said of the path the caller gave, not of /proc/self/fd/N.
         const failure = error as NodeJS.ErrnoException;
