@@ -47,6 +47,8 @@ export class LogStore {
   readonly #closed = new Map<string, Closed>();
   /** Logs deleted for the budget, by path: results naming them are shown with the replacement. */
   readonly #deleted = new Map<string, LogNotes>();
+  /** Deletions still under way (the budget counts their files as gone already). */
+  readonly #deleting = new Set<Promise<void>>();
 
   /** The directory as it was when the store was made (undefined: it did not exist). */
   readonly #identity: Stats | undefined;
@@ -107,7 +109,7 @@ export class LogStore {
       this.#closedBytes -= closed.bytes;
       this.#used -= closed.bytes;
       this.#remember(path, closed.notes);
-      deleteFile(path);
+      this.#delete(path);
     }
     if (this.#used + bytes > this.budgetBytes) return false;
     this.#used += bytes;
@@ -123,7 +125,7 @@ export class LogStore {
   /** The log was dropped before it closed (budget or write error): its bytes are free again. */
   dropped(path: string, bytes: number): void {
     this.#used -= bytes;
-    deleteFile(path);
+    this.#delete(path);
   }
 
   /** Deletes a log no result will show again (its operation left the history). */
@@ -134,7 +136,7 @@ export class LogStore {
     this.#closed.delete(path);
     this.#closedBytes -= closed.bytes;
     this.#used -= closed.bytes;
-    deleteFile(path);
+    this.#delete(path);
   }
 
   /** What to show instead of a log's marker, when it was deleted for the budget. */
@@ -148,6 +150,19 @@ export class LogStore {
     this.#deleted.clear();
     this.#used = 0;
     this.#closedBytes = 0;
+  }
+
+  /** Settles once every deletion started so far is done: what the disk holds matches the count. */
+  async deletionsDone(): Promise<void> {
+    await Promise.all(this.#deleting);
+  }
+
+  /** Deletes a file in the background, tracked so that results can wait for it. */
+  #delete(path: string): void {
+    const deletion = unlink(path)
+      .catch(() => undefined)
+      .finally(() => this.#deleting.delete(deletion));
+    this.#deleting.add(deletion);
   }
 
   #remember(path: string, notes: LogNotes): void {
@@ -221,6 +236,8 @@ export class LogFile {
       });
     }
     if (this.#problem === undefined) this.#store.closed(this.path, this.#bytes, notes);
+    // The result is about to say what was kept: the logs this one displaced are gone by then.
+    await this.#store.deletionsDone();
   }
 
   #drop(problem: string): void {
@@ -230,11 +247,6 @@ export class LogFile {
     this.#store.dropped(this.path, this.#bytes);
     this.#bytes = 0;
   }
-}
-
-/** Deleting a log in the background: the budget counts it as gone already. */
-function deleteFile(path: string): void {
-  unlink(path).catch(() => undefined);
 }
 
 function formatBytes(bytes: number): string {
