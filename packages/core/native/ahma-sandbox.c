@@ -23,9 +23,9 @@
  *   ahma-sandbox --peer-cred
  *       prints "UID GID PID" of the peer of the unix socket connection on descriptor 3 (SO_PEERCRED,
  *       for ahma-shell --http-socket; see peercred.c) and exits 0; 125 when there is none.
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --
  *
  * Exit status: COMMAND's exit status, or death by the same signal that killed COMMAND;
@@ -79,9 +79,11 @@
 
 static void usage(FILE *out) {
     fputs("usage: " PROG " --probe\n"
-          "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
+          "                    [--allow-unix-sockets] [--unconfined]\n"
           "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]\n"
-          "       " PROG " [--rw PATH]... [--ro PATH]... [--allow-unix-sockets] [--unconfined]\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
+          "                    [--allow-unix-sockets] [--unconfined]\n"
           "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --\n",
           out);
 }
@@ -120,16 +122,28 @@ int main(int argc, char **argv) {
     }
     if (argc == 2 && strcmp(argv[1], "--peer-cred") == 0) return print_peer_credentials(PEER_CRED_FD);
 
-    const char **rw = calloc((size_t)argc, sizeof *rw);
-    const char **ro = calloc((size_t)argc, sizeof *ro);
-    if (rw == NULL || ro == NULL) die(EXIT_HELPER, "out of memory");
-    size_t nrw = 0, nro = 0;
+    struct landlock_paths paths = {
+        .rw = calloc((size_t)argc, sizeof(char *)),
+        .ro = calloc((size_t)argc, sizeof(char *)),
+        .read = calloc((size_t)argc, sizeof(char *)),
+        .list = calloc((size_t)argc, sizeof(char *)),
+    };
+    if (paths.rw == NULL || paths.ro == NULL || paths.read == NULL || paths.list == NULL)
+        die(EXIT_HELPER, "out of memory");
     int allow_unix_sockets = 0, unconfined = 0, keep_capabilities = 0, cmd = -1, shell_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) {
             cmd = i + 1;
             break;
+        } else if (strcmp(arg, "--read") == 0 || strcmp(arg, "--list") == 0) {
+            if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
+            if (strcmp(arg, "--read") == 0)
+                paths.read[paths.nread++] = argv[++i];
+            else
+                paths.list[paths.nlist++] = argv[++i];
+        } else if (strcmp(arg, "--read-all") == 0) {
+            paths.read_all = 1;
         } else if (strcmp(arg, "--rw") == 0 || strcmp(arg, "--ro") == 0 ||
                    strcmp(arg, "--grace-ms") == 0 || strcmp(arg, "--pool") == 0 ||
                    strcmp(arg, "--shell") == 0 || strcmp(arg, "--scope") == 0) {
@@ -160,9 +174,9 @@ int main(int argc, char **argv) {
             struct stat st;
             if (stat(value, &st) != 0) die(EXIT_HELPER, "%s %s: %s", arg, value, strerror(errno));
             if (strcmp(arg, "--rw") == 0)
-                rw[nrw++] = value;
+                paths.rw[paths.nrw++] = value;
             else
-                ro[nro++] = value;
+                paths.ro[paths.nro++] = value;
         } else if (strcmp(arg, "--allow-unix-sockets") == 0) {
             allow_unix_sockets = 1;
         } else if (strcmp(arg, "--unconfined") == 0) {
@@ -208,13 +222,18 @@ int main(int argc, char **argv) {
         die(EXIT_HELPER, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
     if (getppid() != original_parent) die(EXIT_HELPER, "the parent process exited");
 
+    if (!unconfined && !paths.read_all && paths.nread == 0)
+        die(EXIT_HELPER, "no read rules: pass the read policy as --read PATH (and --list PATH), or "
+                         "--read-all");
     if (!unconfined) {
-        apply_landlock(rw, nrw, ro, nro);
+        apply_landlock(&paths);
         apply_seccomp(allow_unix_sockets);
         if (!keep_capabilities) drop_capabilities();
     }
-    free(rw);
-    free(ro);
+    free(paths.rw);
+    free(paths.ro);
+    free(paths.read);
+    free(paths.list);
 
     fflush(NULL);
     if (pool_size > 0) run_zygote(); /* every unit it forks inherits the sandbox */

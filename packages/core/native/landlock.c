@@ -1,6 +1,7 @@
 /*
- * Landlock (SPEC §4, R7.6): restricts this process, and everything it later forks, to reading and
- * executing everywhere but /dev, writing only beneath the --rw scopes, and a few devices; and
+ * Landlock (SPEC §4, R7.6, R7.10): restricts this process, and everything it later forks, to reading
+ * and executing beneath the --read rules (the server's read policy), listing the --list
+ * directories, writing only beneath the --rw scopes, and a few devices; and
  * puts each command in a Landlock domain of its own, nested in the helper's.
  *
  * The Landlock ABI is declared here rather than taken from <linux/landlock.h>, so the helper builds
@@ -166,9 +167,11 @@ static int add_path_rule(int ruleset, const char *path, uint64_t access, uint64_
 }
 
 /*
- * Read and execute beneath every entry of / but /dev, whose names stay listable (a rule on / for
- * reading directories only) while its devices are granted one by one. An entry that cannot be
- * opened (a dangling link, a race) is skipped: what cannot be opened cannot be granted.
+ * --read-all: read and execute beneath every entry of / but /dev, whose names stay listable (a
+ * rule on / for reading directories only) while its devices are granted one by one. An entry that
+ * cannot be opened (a dangling link, a race) is skipped: what cannot be opened cannot be granted.
+ * The server passes its read policy as --read/--list rules instead (R7.10); this is for the
+ * helper's own tests and callers that confine writes only.
  */
 static void allow_reading_all_but_dev(int ruleset, uint64_t handled) {
     if (add_path_rule(ruleset, "/", LL_FS_READ_DIR, handled) != 0)
@@ -193,7 +196,20 @@ static void allow_reading_all_but_dev(int ruleset, uint64_t handled) {
     closedir(root);
 }
 
-void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
+/*
+ * A --read or --list rule of the server's read policy: granted only when the path still is what
+ * the server saw (a real path, no link on the way). One that went away or was swapped for a link
+ * since is skipped, not followed: what cannot be verified is not granted.
+ */
+static void add_policy_rule(int ruleset, const char *path, uint64_t access, uint64_t handled) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return;
+    int real = is_real_path(fd, path);
+    close(fd);
+    if (real) (void)add_path_rule(ruleset, path, access, handled);
+}
+
+void apply_landlock(const struct landlock_paths *paths) {
     int err = 0;
     int abi = landlock_abi(&err);
     if (abi < 0)
@@ -208,13 +224,17 @@ void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro) {
     int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
     if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
 
-    allow_reading_all_but_dev(ruleset, handled);
-    for (size_t i = 0; i < nro; i++)
-        if (add_path_rule_checked(ruleset, ro[i], LL_FS_READ_EXEC, handled, 1) != 0)
-            die(EXIT_HELPER, "--ro %s: %s", ro[i], strerror(errno));
-    for (size_t i = 0; i < nrw; i++)
-        if (add_path_rule_checked(ruleset, rw[i], handled & ~LL_FS_MAKE_DEVICE, handled, 1) != 0)
-            die(EXIT_HELPER, "--rw %s: %s", rw[i], strerror(errno));
+    if (paths->read_all) allow_reading_all_but_dev(ruleset, handled);
+    for (size_t i = 0; i < paths->nread; i++)
+        add_policy_rule(ruleset, paths->read[i], LL_FS_READ_EXEC, handled);
+    for (size_t i = 0; i < paths->nlist; i++)
+        add_policy_rule(ruleset, paths->list[i], LL_FS_READ_DIR, handled);
+    for (size_t i = 0; i < paths->nro; i++)
+        if (add_path_rule_checked(ruleset, paths->ro[i], LL_FS_READ_EXEC, handled, 1) != 0)
+            die(EXIT_HELPER, "--ro %s: %s", paths->ro[i], strerror(errno));
+    for (size_t i = 0; i < paths->nrw; i++)
+        if (add_path_rule_checked(ruleset, paths->rw[i], handled & ~LL_FS_MAKE_DEVICE, handled, 1) != 0)
+            die(EXIT_HELPER, "--rw %s: %s", paths->rw[i], strerror(errno));
     for (size_t i = 0; i < sizeof device_paths / sizeof *device_paths; i++) {
         const char *dev = device_paths[i];
         /* /dev/shm is a tmpfs for shm_open()/sem_open(): it needs to create and remove files. */

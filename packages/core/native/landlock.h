@@ -10,12 +10,24 @@ int landlock_abi(int *err);
 /* Why Landlock is unavailable, for an errno from landlock_abi(). */
 const char *landlock_reason(int err);
 
+/* What the helper's own domain grants (R7.2, R7.10). */
+struct landlock_paths {
+    const char **rw;   /* everything beneath, but making devices; must exist as given */
+    size_t nrw;
+    const char **ro;   /* read and execute beneath; must exist as given */
+    size_t nro;
+    const char **read; /* read and execute beneath; skipped when gone or no longer real */
+    size_t nread;
+    const char **list; /* reading directories beneath (the way down to a denied path) */
+    size_t nlist;
+    int read_all;      /* read and execute everywhere but /dev */
+};
+
 /*
- * Confines this process and everything it later starts: read and execute everywhere but /dev,
- * write only beneath rw (and a few devices), read beneath ro; no device nodes made anywhere. Dies with 78 when Landlock is unavailable,
- * 125 on any other failure.
+ * Confines this process and everything it later starts to `paths` and a few devices; no device
+ * nodes made anywhere. Dies with 78 when Landlock is unavailable, 125 on any other failure.
  */
-void apply_landlock(const char **rw, size_t nrw, const char **ro, size_t nro);
+void apply_landlock(const struct landlock_paths *paths);
 
 /*
  * In a command's first process, before it runs anything: a Landlock domain of its own, nested in

@@ -5,6 +5,7 @@
 // its private state would lie there (R7.6). close() cancels whatever runs, stops the warm shells and
 // removes the state, leaving no process or file behind. Commands never see the variables it is told
 // to deny (R7.9), at start or later (denyEnv).
+import { homedir } from 'node:os';
 import type { Logger } from './logger.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment, envDenyMatcher, tempDirectory } from './process/environment.js';
@@ -33,6 +34,10 @@ export interface EngineOptions extends OperationManagerOptions {
   /** --no-sandbox. */
   readonly noSandbox?: boolean;
   readonly extraWritable?: readonly string[];
+  /** R7.10: more paths commands may read (--allow-read), even inside a denied one. */
+  readonly extraReadable?: readonly string[];
+  /** R7.10: more paths commands may not read (--deny-read). */
+  readonly denyRead?: readonly string[];
   readonly writableTemp?: boolean;
   /** The temp directory commands may write (default: the one `env` names, see tempDirectory). */
   readonly tempDir?: string;
@@ -131,6 +136,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       helperPath,
       ...(options.noSandbox === undefined ? {} : { disabled: options.noSandbox }),
       ...(options.extraWritable === undefined ? {} : { extraWritable: options.extraWritable }),
+      ...(options.extraReadable === undefined ? {} : { extraReadable: options.extraReadable }),
+      ...(options.denyRead === undefined ? {} : { denyRead: options.denyRead }),
+      // R7.10: HOME is readable but for the credentials; Ahma's own state never is.
+      home: baseEnv['HOME'] ?? homedir(),
+      privateState: state.root,
       ...(options.writableTemp === undefined ? {} : { writableTemp: options.writableTemp }),
       tempDir,
       ...(options.allowUnixSockets === undefined

@@ -3,10 +3,21 @@
 // fallback to running unconfined.
 import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
 import { defaultHelperPath, probeLandlock } from './helper-binary.js';
+import {
+  coverRules,
+  expandHome,
+  PRIVATE_STATE_LIST,
+  shippedDenies,
+  SYSTEM_READ,
+  type DenyEntry,
+  type Grant,
+  type ReadPolicy,
+  type Rule,
+} from './read-policy.js';
 import { seatbeltArgv, SANDBOX_EXEC } from './seatbelt.js';
 
 export type SandboxMechanism = 'landlock' | 'seatbelt' | 'none';
@@ -28,6 +39,14 @@ export interface SandboxOptions {
   readonly disabled?: boolean;
   /** Where the per-server caches go (default: a fresh directory in the temp dir). */
   readonly cacheRoot?: string;
+  /** The server's HOME: readable by commands but for the credential deny list (R7.10). */
+  readonly home?: string | undefined;
+  /** Ahma's private state (the state root): never readable by commands (R7.10). */
+  readonly privateState?: string | undefined;
+  /** More paths commands may read (--allow-read), even inside a denied one. */
+  readonly extraReadable?: readonly string[];
+  /** More paths commands may not read (--deny-read), beyond the shipped lists. */
+  readonly denyRead?: readonly string[];
   /** Time the helper gives a stopped process tree between SIGTERM and SIGKILL (default 2000). */
   readonly graceMs?: number;
   readonly platform?: NodeJS.Platform;
@@ -45,6 +64,10 @@ export interface Sandbox {
   readonly abi: number | undefined;
   /** Things the operator should know (running as root, running unconfined). */
   readonly warnings: readonly string[];
+  /** What commands may read, write and not read (R7.10); enforced on Linux and macOS. */
+  readonly policy: ReadPolicy;
+  /** The policy as the helper's rules (real paths), computed once per sandbox. */
+  readonly rules: readonly Rule[];
   /** The program and arguments that run `argv` confined (and supervised, on Linux). */
   wrap(argv: readonly string[]): CommandLine;
   /** The command line of the shell-pool zygote keeping `size` warm shells, where supported. */
@@ -91,7 +114,24 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         : "running as root: commands hold no capabilities, but root's own files outside the scope can still have their mode, times and extended attributes changed (Landlock does not cover these calls); run as an ordinary user instead",
     );
   }
-  const base = { scope: options.scope, writable, cacheRoot: await realpath(cacheRoot) };
+  const policy = readPolicy(options, writable);
+  const rules = platform === 'linux' && options.disabled !== true ? coverRules(policy) : [];
+  const base = {
+    scope: options.scope,
+    writable,
+    cacheRoot: await realpath(cacheRoot),
+    policy,
+    rules,
+  };
+  // The read policy as helper flags; writes are passed apart (confine() grants other ones).
+  const readFlags = rules.flatMap((rule) =>
+    rule.access === 'read'
+      ? ['--read', rule.path]
+      : rule.access === 'list'
+        ? ['--list', rule.path]
+        : [],
+  );
+  const writeFlags = rules.flatMap((rule) => (rule.access === 'write' ? ['--rw', rule.path] : []));
 
   const grace = ['--grace-ms', String(options.graceMs ?? 2000)];
   // --scope: the helper checks where a command really starts (after its change of directory), so
@@ -148,7 +188,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       );
     }
     const flags = [
-      ...writable.flatMap((path) => ['--rw', path]),
+      ...readFlags,
+      ...writeFlags,
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
       ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
       ...grace,
@@ -158,7 +199,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         `Landlock ABI ${String(probe.abi)} (< 6, Linux < 6.12): commands can signal each other and the pool's processes, and reach abstract unix sockets outside; upgrade the kernel for that isolation`,
       );
     }
-    return { ...base, mechanism: 'landlock', abi: probe.abi, warnings, ...linuxHelper(flags, []) };
+    return {
+      ...base,
+      mechanism: 'landlock',
+      abi: probe.abi,
+      warnings,
+      ...linuxHelper(flags, readFlags),
+    };
   }
 
   if (platform === 'darwin') {
@@ -177,6 +224,46 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     'SANDBOX_UNAVAILABLE',
     `no sandbox mechanism for platform "${platform}": Ahma supports Linux (Landlock) and macOS (Seatbelt). On Windows, run it inside WSL2.`,
   );
+}
+
+/**
+ * R7.10: the system, the scope, the temp dir, the caches and HOME are readable (the writable paths
+ * also writable), but for the shipped deny lists, --deny-read and Ahma's private state; --allow-read
+ * adds paths, even inside a denied one.
+ */
+function readPolicy(options: SandboxOptions, writable: readonly string[]): ReadPolicy {
+  const home = options.home !== undefined && options.home !== '' ? options.home : undefined;
+  const grants: Grant[] = [
+    // Names stay listable everywhere (contents do not): `ls /`, and the way down to a denied file.
+    { path: '/', access: 'list' },
+    ...SYSTEM_READ.map((path) => ({ path, access: 'read' as const })),
+    // HOME = / (some service accounts) would grant the whole system, /dev included.
+    ...(home !== undefined && resolvePath(home) !== '/'
+      ? [{ path: home, access: 'read' as const }]
+      : []),
+    ...(options.extraReadable ?? []).map((path) => ({ path, access: 'read' as const })),
+    ...writable.map((path) => ({ path, access: 'write' as const })),
+  ];
+  const denies: DenyEntry[] = [
+    ...shippedDenies(home),
+    ...(options.denyRead ?? []).flatMap((path) => {
+      const expanded = expandHome(path, home);
+      return expanded === undefined
+        ? []
+        : [{ path: expanded, except: [], list: '--deny-read', why: 'denied by the operator' }];
+    }),
+    ...(options.privateState === undefined
+      ? []
+      : [
+          {
+            path: options.privateState,
+            except: [],
+            list: PRIVATE_STATE_LIST,
+            why: "other operations' output logs, tokens",
+          },
+        ]),
+  ];
+  return { grants, denies };
 }
 
 function seatbeltLine(writable: readonly string[], argv: readonly string[]): CommandLine {

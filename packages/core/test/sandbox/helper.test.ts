@@ -63,7 +63,7 @@ const mkdirAndReturn = async (path: string) => {
 };
 
 const sandboxed = (script: string, options: readonly string[] = []) =>
-  run(['--rw', scope, ...options, '--', 'bash', '-c', script]);
+  run(['--read-all', '--rw', scope, ...options, '--', 'bash', '-c', script]);
 
 let abi = 0;
 let scope = '';
@@ -103,14 +103,14 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('R7.2: a --rw or --ro path that does not exist is refused with exit 125', async () => {
       const missing = join(outside, 'missing');
       for (const flag of ['--rw', '--ro']) {
-        const result = await run([flag, missing, '--', 'true']);
+        const result = await run(['--read-all', flag, missing, '--', 'true']);
         expect(result.code).toBe(125);
         expect(result.stderr).toContain(`ahma-sandbox: ${flag} ${missing}: No such file`);
       }
     });
 
     it('R7.2: usage errors (no "-- COMMAND", unknown option) exit 125', async () => {
-      expect((await run(['--rw', scope])).code).toBe(125);
+      expect((await run(['--read-all', '--rw', scope])).code).toBe(125);
       const unknown = await run(['--frobnicate', '--', 'true']);
       expect(unknown.code).toBe(125);
       expect(unknown.stderr).toContain("unknown argument '--frobnicate'");
@@ -143,7 +143,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('R7.2: renaming a file from the scope out to a sibling directory fails with EACCES', async () => {
       await writeFile(join(scope, 'file'), 'keep');
       const script = `try { require('fs').renameSync('file', ${JSON.stringify(join(outside, 'moved'))}); console.log('renamed') } catch (e) { console.log(e.code) }`;
-      const result = await run(['--rw', scope, '--', process.execPath, '-e', script]);
+      const result = await run(['--read-all', '--rw', scope, '--', process.execPath, '-e', script]);
       expect(result).toMatchObject({ code: 0, stdout: 'EACCES\n' });
       expect(await readFile(join(scope, 'file'), 'utf8')).toBe('keep');
       expect(existsSync(join(outside, 'moved'))).toBe(false);
@@ -180,6 +180,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('R7.2: --ro grants read and execute but not write', async () => {
       await writeFile(join(outside, 'readable'), 'content\n');
       const result = await run([
+        '--read-all',
         '--rw',
         scope,
         '--ro',
@@ -218,10 +219,10 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     });
 
     it('R7.2: git --version and node -e run inside', async () => {
-      const git = await run(['--rw', scope, '--', 'git', '--version']);
+      const git = await run(['--read-all', '--rw', scope, '--', 'git', '--version']);
       expect(git).toMatchObject({ code: 0 });
       expect(git.stdout).toMatch(/^git version \d/);
-      const node = await run(['--rw', scope, '--', process.execPath, '-e', 'console.log(6 * 7)']);
+      const node = await run(['--read-all', '--rw', scope, '--', process.execPath, '-e', 'console.log(6 * 7)']);
       expect(node).toMatchObject({ code: 0, stdout: '42\n' });
     });
 
@@ -287,7 +288,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('R7.2: connecting to a unix socket served outside the scope is refused (EACCES)', async () => {
       const path = join(outside, 'server.sock');
       await startUnixServer(path);
-      const result = await run(['--rw', scope, '--', process.execPath, '-e', client, path]);
+      const result = await run(['--read-all', '--rw', scope, '--', process.execPath, '-e', client, path]);
       expect(result).toMatchObject({ code: 1, stdout: 'error EACCES\n' });
     });
 
@@ -295,6 +296,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       const path = join(outside, 'server.sock');
       await startUnixServer(path);
       const result = await run([
+        '--read-all',
         '--rw',
         scope,
         '--allow-unix-sockets',
@@ -309,7 +311,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
 
     it('R7.2: socketpair (pipes for libuv, Python, shells) stays allowed', async () => {
       const script = `require('child_process').exec('echo via-child', (e, out) => process.stdout.write(out))`;
-      const result = await run(['--rw', scope, '--', process.execPath, '-e', script]);
+      const result = await run(['--read-all', '--rw', scope, '--', process.execPath, '-e', script]);
       expect(result).toMatchObject({ code: 0, stdout: 'via-child\n' });
     });
 
@@ -414,12 +416,12 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
 
     it('R7.1: with --scope, a command whose working directory is not inside the scope is refused before it runs', async () => {
       const escaped = await finish(
-        spawn(helper, ['--rw', scope, '--scope', scope, '--', 'touch', 'ran'], { cwd: outside }),
+        spawn(helper, ['--read-all', '--rw', scope, '--scope', scope, '--', 'touch', 'ran'], { cwd: outside }),
       );
       expect(escaped.code).toBe(125);
       expect(escaped.stderr).toContain(`is not inside the scope ${scope}`);
       expect(existsSync(join(outside, 'ran'))).toBe(false);
-      const inside = await run(['--rw', scope, '--scope', scope, '--', 'pwd']);
+      const inside = await run(['--read-all', '--rw', scope, '--scope', scope, '--', 'pwd']);
       expect(inside).toMatchObject({ code: 0, stdout: `${scope}\n` });
     });
 
@@ -428,7 +430,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       // (a scope in /tmp) with a link to anywhere, and the next helper would grant that target.
       const outer = join(scope, 'outer');
       const nested = join(outer, 'nested');
-      const flags = ['--rw', outer, '--rw', nested, '--scope', nested];
+      const flags = ['--read-all', '--rw', outer, '--rw', nested, '--scope', nested];
       const swap = await finish(
         spawn(
           helper,
@@ -532,7 +534,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       );
 
     it('R7.2: the seccomp filter cannot be dodged through x32 syscalls, i386 int 0x80 or junk in the upper half of the socket family', async () => {
-      const confined = await run(['--rw', scope, '--', probeTool]);
+      const confined = await run(['--read-all', '--rw', scope, '--', probeTool]);
       expect(confined.code).toBe(0);
       expect(parse(confined.stdout)).toEqual({
         socket_unix_high_bits: errno.EACCES, // the kernel reads the family as an int: AF_UNIX
@@ -564,7 +566,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       const refused = await finish(
         spawn(
           probeTool,
-          ['block-landlock', String(errno.EPERM), helper, '--rw', scope, '--', 'touch', marker],
+          ['block-landlock', String(errno.EPERM), helper, '--read-all', '--rw', scope, '--', 'touch', marker],
           { stdio: ['ignore', 'pipe', 'pipe'] },
         ),
       );
@@ -586,7 +588,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     });
 
     it('SPEC §3: a missing command exits 127 with the message in stdout', async () => {
-      const result = await run(['--rw', scope, '--', '/nonexistent/ahma-no-such-command']);
+      const result = await run(['--read-all', '--rw', scope, '--', '/nonexistent/ahma-no-such-command']);
       expect(result).toMatchObject({
         code: 127,
         stdout:
@@ -599,7 +601,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       const file = join(scope, 'not-executable');
       await writeFile(file, 'echo never\n');
       await chmod(file, 0o644);
-      const result = await run(['--rw', scope, '--', file]);
+      const result = await run(['--read-all', '--rw', scope, '--', file]);
       expect(result.code).toBe(126);
       expect(result.stdout).toBe(`ahma-sandbox: cannot run ${file}: Permission denied\n`);
     });
@@ -611,7 +613,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
 
     it('SPEC §3: descriptor 3 is passed through to the command', async () => {
       const child = start(
-        ['--rw', scope, '--', 'bash', '-c', 'cat <&3'],
+        ['--read-all', '--rw', scope, '--', 'bash', '-c', 'cat <&3'],
         ['ignore', 'pipe', 'pipe', 'pipe'],
       );
       const fd3 = child.stdio[3];
@@ -636,6 +638,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('SPEC §3: SIGTERM to the helper kills the whole tree, setsid daemon included, leaving no zombie', async () => {
       const marker = newMarker();
       const child = start([
+        '--read-all',
         '--rw',
         scope,
         '--',
@@ -670,6 +673,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('SPEC §3: a process ignoring SIGTERM is SIGKILLed after --grace-ms', async () => {
       const marker = newMarker();
       const child = start([
+        '--read-all',
         '--rw',
         scope,
         '--grace-ms',

@@ -23,11 +23,11 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
           child.on('close', (code) => resolve({ code, stderr }));
         });
       for (const size of ['0', '65', 'x']) {
-        const result = await usage(['--rw', scope, '--pool', size, '--']);
+        const result = await usage(['--read-all', '--rw', scope, '--pool', size, '--']);
         expect(result.code).toBe(125);
         expect(result.stderr).toContain('--pool needs a number of warm shells (1..64)');
       }
-      const withCommand = await usage(['--rw', scope, '--pool', '2', '--', 'true']);
+      const withCommand = await usage(['--read-all', '--rw', scope, '--pool', '2', '--', 'true']);
       expect(withCommand).toMatchObject({ code: 125 });
       expect(withCommand.stderr).toContain('--pool takes no command');
       expect((await usage(['--shell', '/bin/bash', '--', 'true'])).code).toBe(125);
@@ -86,7 +86,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       const zygote = pool(1);
       const direct = (args: readonly string[]) =>
         new Promise<{ output: string; code: number | null }>((resolve) => {
-          const child = spawn(helper, ['--rw', scope, '--', ...args], {
+          const child = spawn(helper, ['--read-all', '--rw', scope, '--', ...args], {
             stdio: ['ignore', 'pipe', 'pipe'],
           });
           let output = '';

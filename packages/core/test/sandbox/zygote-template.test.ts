@@ -97,7 +97,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
         const lone = join(dir, 'ahma-sandbox');
         await copyFile(helper, lone);
         await chmod(lone, 0o755);
-        const zygote = new Zygote(['--rw', scope, '--pool', '2', '--'], lone);
+        const zygote = new Zygote(['--read-all', '--rw', scope, '--pool', '2', '--'], lone);
         await waitFor(() => warmShellUnits(zygote.pid).length === 2, 'two warm shells');
         expect(templatesOf(zygote.pid)).toEqual([]);
         const result = await zygote.run('shell', [introspect]);

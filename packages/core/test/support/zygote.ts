@@ -193,7 +193,7 @@ export class Zygote {
 }
 
 export const pool = (size: number, extra: readonly string[] = []) =>
-  new Zygote(['--rw', scope, ...extra, '--pool', String(size), '--']);
+  new Zygote(['--read-all', '--rw', scope, ...extra, '--pool', String(size), '--']);
 
 // ---- processes ---------------------------------------------------------------------------------
 
