@@ -401,8 +401,8 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
           ],
           { encoding: 'utf8' },
         ).trim();
-      expect(tiocsti(`--rw ${scope}`)).toBe('EPERM');
-      expect(tiocsti(`--rw ${scope} --keep-capabilities`)).toBe('EPERM');
+      expect(tiocsti(`--read-all --rw ${scope}`)).toBe('EPERM');
+      expect(tiocsti(`--read-all --rw ${scope} --keep-capabilities`)).toBe('EPERM');
       if (process.getuid?.() === 0) expect(tiocsti('--unconfined')).toBe('typed'); // the test can fail
     });
 
@@ -447,7 +447,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       expect(swap.code).toBe(0);
       const target = join(outside, 'through-the-link');
       const next = await finish(
-        spawn(helper, [...flags.slice(0, 4), '--', 'touch', target], { cwd: outer }),
+        spawn(helper, [...flags.slice(0, 5), '--', 'touch', target], { cwd: outer }),
       );
       expect(next.code).toBe(125);
       expect(next.stderr).toContain(`${nested} no longer resolves to itself`);
@@ -713,7 +713,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
         'bash',
         [
           '-c',
-          `${quote(helper)} --rw ${quote(scope)} -- bash -c ${quote(`exec -a ${marker} sleep 300`)} & wait`,
+          `${quote(helper)} --read-all --rw ${quote(scope)} -- bash -c ${quote(`exec -a ${marker} sleep 300`)} & wait`,
         ],
         { stdio: 'ignore' },
       );
