@@ -587,6 +587,8 @@ export class Seat {
       LOGNAME: user,
       SHELL: '/bin/bash',
       LANG: 'C.UTF-8',
+      // The compiled exploits lie outside every path the read policy grants (R7.10).
+      AHMA_ALLOW_READ: join(this.runDir.dir, 'bin'),
     };
   }
 
