@@ -3,8 +3,9 @@
 // included, and other users. It must not hand out what the sandbox refuses. Run through the BUILT
 // binary, as root and as an ordinary user:
 // - finding 1: a command of an isolated session opens a session rooted outside its scope (another
-//   directory, /etc) and tries to write there: without the token (401), with the token read from
-//   the server's token file, with a token given in the server's environment;
+//   directory, /etc) and tries to write there: without the token (401), through the server's token
+//   file (unreadable: private state, R7.10), with a leaked token, with a token given in the
+//   server's environment;
 // - finding 2: another local user connecting without the token gets 401;
 // - finding 4: a root of file:///proc/self (the server's own /proc entry) is refused, and the
 //   server's oom_score_adj is untouched;
@@ -97,13 +98,21 @@ describe.each(IDENTITIES)('as $name', (identity) => {
       )) as CallToolResult,
     );
 
+  /** The server's token, leaked into the scope (commands cannot read the server's file). */
+  const leakToken = async (): Promise<string> =>
+    (seat as Seat).write(
+      join((seat as Seat).scope, 'leaked-token'),
+      `${server?.token ?? ''}\n`,
+      0o600,
+    );
+
   /** The attack, from inside the sandbox: open a session rooted at `root` and write there. */
   const attack = async (token: string, root: string, write: string) =>
     (await sh([nodePath, script, server?.url ?? '', token, root, write].map(quote).join(' ')))
       .output;
 
   it.skipIf(identity.skip !== undefined)(
-    "R8D.15: a command cannot open a session rooted outside its scope: not without the token (401), not with the token of the server's file",
+    "R8D.15, R7.10: a command cannot open a session rooted outside its scope: not without the token (401), not through the server's token file (unreadable), not with a leaked token",
     async () => {
       const s = seat as Seat;
       const before = await treeState(s.outside);
@@ -112,13 +121,17 @@ describe.each(IDENTITIES)('as $name', (identity) => {
       expect(verdictLine(await attack('-', root, write), 'session')).toBe(
         'session: blocked: HTTP 401',
       );
-      // The token file is readable by commands (same user, reads not confined): with it, the
-      // session is refused for its root instead.
-      const withToken = verdictLine(await attack(server?.tokenFile ?? '', root, write), 'session');
+      // R7.10: the server's token file is private state, which commands cannot read.
+      expect(verdictLine(await attack(server?.tokenFile ?? '', root, write), 'session')).toBe(
+        'session: blocked: the token file cannot be read (EACCES)',
+      );
+      // Leaked anyway (copied into the project, say): the session is refused for its root.
+      const leaked = await leakToken();
+      const withToken = verdictLine(await attack(leaked, root, write), 'session');
       expect(withToken).toMatch(/^session: blocked: .*lies outside every allowed root/);
       expect(withToken).toContain('--allowed-roots');
       const etc = verdictLine(
-        await attack(server?.tokenFile ?? '', 'file:///etc', 'touch /etc/ahma-red-team-pwned'),
+        await attack(leaked, 'file:///etc', 'touch /etc/ahma-red-team-pwned'),
         'session',
       );
       expect(etc).toMatch(/^session: blocked: .*\(\/etc\) lies outside every allowed root/);
@@ -133,9 +146,10 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     async () => {
       const adj = `/proc/${String(server?.pid)}/oom_score_adj`;
       const before = await readFile(adj, 'utf8');
+      const leaked = await leakToken();
       for (const root of ['file:///proc/self', `file:///proc/${String(server?.pid)}`]) {
         const verdict = verdictLine(
-          await attack(server?.tokenFile ?? '', root, 'echo 1000 > oom_score_adj'),
+          await attack(leaked, root, 'echo 1000 > oom_score_adj'),
           'session',
         );
         expect(verdict).toMatch(/^session: blocked: .*lies on the kernel's proc file system/);
