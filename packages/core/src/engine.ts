@@ -20,6 +20,7 @@ import {
 import { ShellPool } from './process/shell-pool.js';
 import { defaultHelperPath } from './sandbox/helper-binary.js';
 import { checkInstallLocation } from './sandbox/install-check.js';
+import { prepareGrants } from './sandbox/profiles.js';
 import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
 import { LogStore } from './state/log-store.js';
 import { ownTag } from './state/owner.js';
@@ -38,6 +39,12 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly extraReadable?: readonly string[];
   /** R7.10: more paths commands may not read (--deny-read). */
   readonly denyRead?: readonly string[];
+  /**
+   * R7.14: toolchain profiles whose paths commands may also read and write (sandbox/profiles.ts);
+   * an unknown name refuses the start (CONFIG_INVALID). Paths here and in extraReadable,
+   * extraWritable and denyRead may start with `~/` (the HOME of `env`).
+   */
+  readonly profiles?: readonly string[];
   readonly writableTemp?: boolean;
   /** The temp directory commands may write (default: the one `env` names, see tempDirectory). */
   readonly tempDir?: string;
@@ -108,9 +115,19 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   // A malformed --env-deny entry refuses the start before anything is made.
   envDenyMatcher(options.envDeny ?? []);
   const helperPath = options.helperPath ?? defaultHelperPath();
+  // R7.14: the profiles' paths and the operator's, before the state dir and install checks see them.
+  const home = baseEnv['HOME'] ?? homedir();
+  const grants = await prepareGrants({
+    home,
+    profiles: options.profiles ?? [],
+    read: options.extraReadable ?? [],
+    write: options.extraWritable ?? [],
+    denyRead: options.denyRead ?? [],
+  });
+  for (const skipped of grants.skipped) options.logger?.warn(skipped);
   // Everything commands will be able to write, known before anything is created or run.
   const tempDir = options.tempDir ?? tempDirectory(baseEnv);
-  const writable = await writablePaths({ ...options, tempDir });
+  const writable = await writablePaths({ ...options, extraWritable: grants.write, tempDir });
   // Before the helper first runs (the probe runs it unconfined): is it, or the code, writable?
   if (options.codePaths !== undefined && options.noSandbox !== true) {
     await checkInstallLocation(
@@ -135,11 +152,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       graceMs,
       helperPath,
       ...(options.noSandbox === undefined ? {} : { disabled: options.noSandbox }),
-      ...(options.extraWritable === undefined ? {} : { extraWritable: options.extraWritable }),
-      ...(options.extraReadable === undefined ? {} : { extraReadable: options.extraReadable }),
+      extraWritable: grants.write,
+      // file_arg files are written in the private state, where commands read them.
+      extraReadable: [...grants.read, state.argsDir],
       ...(options.denyRead === undefined ? {} : { denyRead: options.denyRead }),
       // R7.10: HOME is readable but for the credentials; Ahma's own state never is.
-      home: baseEnv['HOME'] ?? homedir(),
+      home,
       privateState: state.root,
       ...(options.writableTemp === undefined ? {} : { writableTemp: options.writableTemp }),
       tempDir,

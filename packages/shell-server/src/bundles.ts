@@ -40,9 +40,19 @@ export type RevealOutcome =
       readonly tools: readonly string[];
       /** Named bundles a project tool file replaces: the file served for each. */
       readonly overridden: readonly { readonly name: string; readonly file: string }[];
+      /**
+       * R7.14: named bundles whose sandbox profiles are not enabled: revealing never widens the
+       * sandbox, only the operator does (--profile at start).
+       */
+      readonly profilesNotEnabled: readonly ProfilesNotEnabled[];
     }
   | { readonly kind: 'unknown'; readonly unknown: readonly UnknownBundle[] }
   | { readonly kind: 'not_installed'; readonly missing: readonly BundleStatus[] };
+
+export interface ProfilesNotEnabled {
+  readonly bundle: string;
+  readonly profiles: readonly string[];
+}
 
 export interface UnknownBundle {
   readonly name: string;
@@ -55,6 +65,8 @@ export interface BundlesOptions {
   readonly catalogDir: string;
   /** `--tools`: revealed from the start. */
   readonly revealed: readonly string[];
+  /** R7.14: the sandbox profiles enabled at start (--profile and the --tools bundles' own). */
+  readonly profiles?: readonly string[];
   /** Runs the availability probes, confined like every command. */
   readonly executor: Executor;
   readonly logger: Logger;
@@ -148,6 +160,12 @@ export class Bundles {
       overridden: wanted.flatMap((name) => {
         const file = this.#overriddenBy(name);
         return file === undefined ? [] : [{ name, file }];
+      }),
+      profilesNotEnabled: wanted.flatMap((bundle) => {
+        const enabled = this.#options.profiles ?? [];
+        const named = catalog.get(bundle)?.definition.sandbox_profiles ?? [];
+        const profiles = named.filter((profile) => !enabled.includes(profile));
+        return profiles.length === 0 ? [] : [{ bundle, profiles }];
       }),
     };
   }

@@ -1,6 +1,6 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
-import { envDenyProblem, MAX_TIMEOUT_SECONDS } from '@ahma/core';
+import { envDenyProblem, MAX_TIMEOUT_SECONDS, PROFILES, profileProblem } from '@ahma/core';
 import { HEARTBEAT_INTERVAL_MS } from './calls/heartbeat.js';
 
 export interface ServerOptions {
@@ -38,6 +38,14 @@ export interface ServerOptions {
   readonly sessionMemoryMb: number;
   /** Variable names or globs removed from every command's environment, beside Ahma's secrets. */
   readonly envDeny: readonly string[];
+  /** R7.10: more paths commands may read (absolute or `~/`), even inside a denied one. */
+  readonly allowRead: readonly string[];
+  /** R7.10: more paths commands may not read (absolute or `~/`). */
+  readonly denyRead: readonly string[];
+  /** More paths commands may write (absolute or `~/`; each must exist). */
+  readonly allowWrite: readonly string[];
+  /** R7.14: toolchain profiles to enable (known names, checked here). */
+  readonly profiles: readonly string[];
   /** SPEC §8: the command registry's management tools, and the commands registered through them. */
   readonly registry: boolean;
   /** The registry file (default `<scope>/.ahma/registry.json`); giving one turns the registry on. */
@@ -110,6 +118,12 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --oauth-callback-port PORT  localhost port of those logins' callback (default 8080)
   --env-deny NAME|GLOB,…   also remove these variables from every command's environment (Ahma's
                            own secrets always are)
+  --profile NAME,…         let commands reach the caches and paths these toolchains need
+                           (${Object.keys(PROFILES).join(', ')});
+                           bundles given to --tools enable theirs
+  --allow-read PATH,…      let commands also read these paths (absolute or ~/…), even credentials
+  --deny-read PATH,…       keep commands from reading these paths (absolute or ~/…)
+  --allow-write PATH,…     let commands also write beneath these existing paths (absolute or ~/…)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
   --allowed-roots DIR,…    HTTP isolation: the directories a session's root may be or lie beneath
                            (default: the sandbox scope)
@@ -147,6 +161,10 @@ const ENV: Record<string, string> = {
   'max-sessions': 'AHMA_MAX_SESSIONS',
   'session-memory-mb': 'AHMA_SESSION_MEMORY_MB',
   'env-deny': 'AHMA_ENV_DENY',
+  profile: 'AHMA_PROFILE',
+  'allow-read': 'AHMA_ALLOW_READ',
+  'deny-read': 'AHMA_DENY_READ',
+  'allow-write': 'AHMA_ALLOW_WRITE',
   'http-no-auth': 'AHMA_HTTP_NO_AUTH',
   'http-socket': 'AHMA_HTTP_SOCKET',
   registry: 'AHMA_REGISTRY',
@@ -192,6 +210,10 @@ export function parseCommandLine(
         'max-sessions': { type: 'string' },
         'session-memory-mb': { type: 'string' },
         'env-deny': { type: 'string' },
+        profile: { type: 'string', multiple: true },
+        'allow-read': { type: 'string', multiple: true },
+        'deny-read': { type: 'string', multiple: true },
+        'allow-write': { type: 'string', multiple: true },
         'http-no-auth': { type: 'boolean' },
         'http-socket': { type: 'string' },
         registry: { type: 'boolean' },
@@ -287,6 +309,30 @@ export function parseCommandLine(
     const problem = envDenyProblem(entry);
     if (problem !== undefined) return { kind: 'usage', error: problem };
   }
+  // Repeatable flags, each a comma list; the flags replace the environment variable.
+  const lists = (name: 'profile' | 'allow-read' | 'deny-read' | 'allow-write'): string[] => {
+    const given = values[name];
+    return given === undefined ? list(text(name)) : given.flatMap((each) => list(each));
+  };
+  const profiles = [...new Set(lists('profile'))];
+  for (const name of profiles) {
+    const problem = profileProblem(name);
+    if (problem !== undefined) return { kind: 'usage', error: `--profile: ${problem}` };
+  }
+  const paths: Record<'allow-read' | 'deny-read' | 'allow-write', string[]> = {
+    'allow-read': lists('allow-read'),
+    'deny-read': lists('deny-read'),
+    'allow-write': lists('allow-write'),
+  };
+  for (const [name, entries] of Object.entries(paths)) {
+    const relative = entries.find((entry) => !entry.startsWith('/') && !entry.startsWith('~/'));
+    if (relative !== undefined) {
+      return {
+        kind: 'usage',
+        error: `--${name} ${relative}: a path must be absolute or start with ~/ (the server's HOME)`,
+      };
+    }
+  }
   const memoryText = text('session-memory-mb');
   const sessionMemoryMb = memoryText === undefined ? DEFAULT_SESSION_MEMORY_MB : Number(memoryText);
   if (!Number.isInteger(sessionMemoryMb) || sessionMemoryMb < 1) {
@@ -325,6 +371,10 @@ export function parseCommandLine(
       maxSessions,
       sessionMemoryMb,
       envDeny,
+      allowRead: paths['allow-read'],
+      denyRead: paths['deny-read'],
+      allowWrite: paths['allow-write'],
+      profiles,
       registry: flag('registry') || text('registry-file') !== undefined,
       registryFile: text('registry-file'),
       mcpConfig: text('mcp-config'),

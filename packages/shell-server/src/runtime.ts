@@ -11,6 +11,7 @@ import {
   createEngine,
   livelogKeyVariables,
   packageClosure,
+  readCatalog,
   Registry,
   resolveSandboxScope,
   resolveToolsDir,
@@ -86,10 +87,20 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   // R7.9: the whole catalog (a bundle may be revealed later) and the tools directory as it is now;
   // keys of tool files added later are denied before they load (denyLivelogKeys).
   const livelogKeys = await livelogKeyVariables([toolsDir.dir, catalogDirectory()]);
+  // R7.14: only the operator widens the sandbox: --profile, and the profiles of the bundles given
+  // to --tools. A bundle revealed later, or a tool file, gets none (the log and activate_tools say
+  // which flag would enable them).
+  const profiles = [
+    ...new Set([...options.profiles, ...(await bundleProfiles(options.tools, logger))]),
+  ];
   const engine = await createEngine({
     scope,
     env,
     envDeny: [...AHMA_SECRET_VARIABLES, ...options.envDeny, ...livelogKeys],
+    profiles,
+    extraReadable: options.allowRead,
+    extraWritable: options.allowWrite,
+    denyRead: options.denyRead,
     noSandbox: options.noSandbox,
     keepCapabilities: options.keepCapabilities,
     noShellPool: options.noShellPool,
@@ -116,6 +127,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
       sandbox: engine.sandbox.mechanism,
       abi: engine.sandbox.abi,
       writable: engine.sandbox.writable,
+      profiles,
       stateDir: engine.state.serverDir,
       toolsDir: toolsDir.dir,
     },
@@ -128,6 +140,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const bundles: Bundles = new Bundles({
     catalogDir: catalogDirectory(),
     revealed: options.tools,
+    profiles,
     executor: engine.executor,
     logger,
     reload: () => reloadTools(),
@@ -171,6 +184,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     ],
     registered: () => registry?.commands ?? [],
     remote: () => remote?.entries ?? [],
+    profiles,
     engine,
     logger,
     context: {
@@ -241,6 +255,21 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
         await engine.close();
       })()),
   };
+}
+
+/** The sandbox profiles the bundled definitions given to --tools name (R7.14). */
+async function bundleProfiles(tools: readonly string[], logger: Logger): Promise<string[]> {
+  if (tools.length === 0) return [];
+  // Unreadable or invalid bundles are reported when they load (bundles.ts, tool-set.ts).
+  const catalog = await readCatalog(catalogDirectory()).catch(() => undefined);
+  const named = (catalog?.definitions ?? []).filter((entry) =>
+    tools.includes(entry.definition.name),
+  );
+  const profiles = named.flatMap((entry) => entry.definition.sandbox_profiles ?? []);
+  if (profiles.length > 0) {
+    logger.info({ tools, profiles }, 'sandbox profiles enabled by the bundles given to --tools');
+  }
+  return profiles;
 }
 
 /** The remote MCP servers of --mcp-config (or <scope>/.ahma/mcp.json), when there are any. */

@@ -37,6 +37,11 @@ export interface ToolSetOptions {
   readonly registered?: () => readonly RegisteredCommand[];
   /** The remote MCP servers' tools (--mcp-config), read at every load and refresh. */
   readonly remote?: () => readonly ToolEntry[];
+  /**
+   * R7.14: the sandbox profiles enabled at start. A loaded definition naming others gets none of
+   * them (a tool file never widens the sandbox): a warning says which flag would.
+   */
+  readonly profiles?: readonly string[];
   readonly engine: Engine;
   readonly logger: Logger;
   /** What every tool handler gets, besides the current definition tools. */
@@ -61,6 +66,8 @@ export class ToolSet {
   #definitions: readonly CheckedDefinition[] = [];
   #guidance: GuidanceBlocks | undefined;
   #loading: Promise<unknown> = Promise.resolve();
+  /** Files already warned about their profiles (with which), so a reload does not repeat it. */
+  readonly #profileWarnings = new Set<string>();
 
   constructor(options: ToolSetOptions) {
     this.#options = options;
@@ -130,6 +137,7 @@ export class ToolSet {
     for (const file of loaded.keptLastGood) {
       logger.warn({ file }, 'the edited file is invalid; its last good content stays in use');
     }
+    this.#warnProfiles(loaded.definitions);
 
     const availability = await checkAvailability(loaded, { executor: engine.executor });
     for (const failed of availability.failed) {
@@ -171,6 +179,22 @@ export class ToolSet {
       `serving ${String(this.#entries.length)} tools`,
     );
     return JSON.stringify(this.#entries.map((entry) => entry.tool)) !== before;
+  }
+
+  /** R7.14: a definition naming profiles not enabled runs without them; the log says so, once. */
+  #warnProfiles(definitions: readonly CheckedDefinition[]): void {
+    const enabled = this.#options.profiles ?? [];
+    for (const { file, definition } of definitions) {
+      const profiles = (definition.sandbox_profiles ?? []).filter((p) => !enabled.includes(p));
+      const key = `${file}\u0000${profiles.join(',')}`;
+      if (profiles.length === 0 || this.#profileWarnings.has(key)) continue;
+      this.#profileWarnings.add(key);
+      this.#options.logger.warn(
+        { file, tool: definition.name, profiles },
+        `${definition.name} names sandbox profiles that are not enabled (${profiles.join(', ')}): ` +
+          `a tool file never widens the sandbox; the person running Ahma can, with --profile ${profiles.join(',')}`,
+      );
+    }
   }
 
   /** The guidance block async tools' descriptions end with. */

@@ -1,6 +1,7 @@
 // The single source of truth for the MTDF (tool definition) format. The TypeScript types, the
 // published JSON Schema (docs/mtdf-schema.json) and the validator all derive from this file.
 import * as z from 'zod';
+import { PROFILES } from '../sandbox/profiles.js';
 import { livelogSchema, toolTypeSchema } from './livelog-schema.js';
 
 /** Longest value accepted for any timeout, in seconds (one day). */
@@ -263,6 +264,13 @@ export const toolDefinitionSchema = z
     step_delay_ms: stepDelayMs.optional(),
     tool_type: toolTypeSchema.optional(),
     livelog: livelogSchema.optional(),
+    sandbox_profiles: z
+      .array(z.enum(Object.keys(PROFILES)))
+      .min(1)
+      .optional()
+      .describe(
+        'Toolchain profiles (R7.14) the tools need: extra paths they read and write, such as a download cache. Granted only when the operator enables the bundle at start (--tools) or the profile (--profile); otherwise reported with the flag that enables them.',
+      ),
   })
   .meta({
     title: 'Ahma tool definition (MTDF)',

@@ -3,6 +3,7 @@
 // to write through. The root is chosen outside every writable path and created 0700:
 //
 //   <root>/servers/<owner>/output/   this server's logs (only the server writes here)
+//   <root>/servers/<owner>/args/     file_arg values (only the server writes; commands read them)
 //   <root>/caches/<owner>/           the tool caches commands are pointed at (writable by them)
 //
 // <owner> names the server's machine, boot, pid and start time (owner.ts), so the next server to
@@ -34,6 +35,11 @@ export interface StateDir {
   /** This server's private directory, and its logs directory inside it. */
   readonly serverDir: string;
   readonly logDir: string;
+  /**
+   * Where file_arg values are written for commands to read (R7.10: the one part of the private
+   * state commands may read; they cannot write it).
+   */
+  readonly argsDir: string;
   /** This server's cache directory: commands write here, so it is not inside serverDir. */
   readonly cacheDir: string;
 }
@@ -140,9 +146,11 @@ async function serverDirectories(root: string, owner: OwnerTag): Promise<StateDi
   await ownDirectory(serverDir, true);
   const logDir = join(serverDir, 'output');
   await ownDirectory(logDir, true);
+  const argsDir = join(serverDir, 'args');
+  await ownDirectory(argsDir, true);
   const cacheDir = join(root, 'caches', name);
   await ownDirectory(cacheDir, true);
-  return { root, serverDir, logDir, cacheDir };
+  return { root, serverDir, logDir, argsDir, cacheDir };
 }
 
 /**

@@ -34,6 +34,12 @@ export function isolatedChildCommand(
   // R7.9: the session's commands are denied what the server's are (the child adds Ahma's own
   // secrets and its livelog keys itself).
   if (options.envDeny.length > 0) args.push('--env-deny', options.envDeny.join(','));
+  // R7.10, R7.14: the session's commands read and write what the server's may (the paths are
+  // absolute or ~/, the same HOME).
+  if (options.profiles.length > 0) args.push('--profile', options.profiles.join(','));
+  if (options.allowRead.length > 0) args.push('--allow-read', options.allowRead.join(','));
+  if (options.denyRead.length > 0) args.push('--deny-read', options.denyRead.join(','));
+  if (options.allowWrite.length > 0) args.push('--allow-write', options.allowWrite.join(','));
   if (options.logToStderr) args.push('--log-to-stderr');
   if (options.debug) args.push('--debug');
   return { file: node, args };

@@ -99,3 +99,36 @@ describe('isolatedChildCommand and AHMA_ENV_DENY', () => {
     ]);
   });
 });
+
+describe('isolatedChildCommand and the read, write and profile options', () => {
+  it("R7.10, R7.14: a session's process gets the server's --profile, --allow-read, --deny-read and --allow-write", () => {
+    const { args } = isolatedChildCommand(
+      options([
+        '--profile',
+        'cargo,rustup',
+        '--allow-read',
+        '~/ref,/opt/sdk',
+        '--deny-read',
+        '~/.config/secret',
+        '--allow-write',
+        '/var/cache/tool',
+      ]),
+      '/srv',
+      'bin.js',
+      'node',
+    );
+    const value = (flag: string) => args[args.indexOf(flag) + 1];
+    expect(value('--profile')).toBe('cargo,rustup');
+    expect(value('--allow-read')).toBe('~/ref,/opt/sdk');
+    expect(value('--deny-read')).toBe('~/.config/secret');
+    expect(value('--allow-write')).toBe('/var/cache/tool');
+    // And the child reads them back as the server did.
+    const parsed = parseCommandLine(args.slice(1), {});
+    expect(parsed.kind === 'run' && parsed.options).toMatchObject({
+      profiles: ['cargo', 'rustup'],
+      allowRead: ['~/ref', '/opt/sdk'],
+      denyRead: ['~/.config/secret'],
+      allowWrite: ['/var/cache/tool'],
+    });
+  });
+});

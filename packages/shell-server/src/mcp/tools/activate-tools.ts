@@ -53,6 +53,16 @@ const OUTPUT_SCHEMA = {
         required: ['name', 'file'],
       },
     },
+    sandbox_profiles_not_enabled: {
+      type: 'array',
+      description:
+        'Named bundles whose sandbox profiles (extra paths such as their caches) are not enabled: only the person running Ahma enables them, with the flag given.',
+      items: {
+        type: 'object',
+        properties: { bundle: { type: 'string' }, profiles: names, flag: { type: 'string' } },
+        required: ['bundle', 'profiles', 'flag'],
+      },
+    },
   },
   required: ['action'],
 } as const;
@@ -201,6 +211,19 @@ function revealResult(outcome: RevealOutcome): CallToolResult {
           ? 'No tool of these bundles is available.'
           : `Tools available: ${outcome.tools.join(', ')}.`,
       );
+      // R7.14: revealing never widens the sandbox; the person can, at the next start.
+      const notEnabled = outcome.profilesNotEnabled.map((each) => ({
+        bundle: each.bundle,
+        profiles: [...each.profiles],
+        flag: `--profile ${each.profiles.join(',')}`,
+      }));
+      for (const { bundle, profiles, flag } of notEnabled) {
+        parts.push(
+          `${bundle}'s tools run without the sandbox profile(s) it names (${profiles.join(', ')}): ` +
+            `paths such as its caches stay read-only or unreadable. Only the person running Ahma ` +
+            `can enable them, by restarting it with ${flag}.`,
+        );
+      }
       return {
         content: [{ type: 'text', text: parts.join(' ') }],
         structuredContent: {
@@ -209,6 +232,7 @@ function revealResult(outcome: RevealOutcome): CallToolResult {
           already_revealed: [...outcome.alreadyRevealed],
           tools: [...outcome.tools],
           overridden: outcome.overridden.map((o) => ({ ...o })),
+          ...(notEnabled.length === 0 ? {} : { sandbox_profiles_not_enabled: notEnabled }),
         },
       };
     }

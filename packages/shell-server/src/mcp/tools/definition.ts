@@ -34,7 +34,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       const prepared = await refusing(() =>
         prepareInvocation(loaded.leaf, args, {
           scope: context.engine.sandbox.scope,
-          tempRoot: context.engine.state.serverDir,
+          tempRoot: context.engine.state.argsDir,
         }),
       );
       if (isRefusal(prepared)) return prepared;

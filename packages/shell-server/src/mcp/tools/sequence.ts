@@ -25,7 +25,7 @@ export async function runSequenceTool(
       tools: context.definitionTools(),
       validator: context.validator,
       scope: engine.sandbox.scope,
-      tempRoot: engine.state.serverDir,
+      tempRoot: engine.state.argsDir,
       defaultTimeoutSeconds: context.defaultTimeoutSeconds,
     }),
   );

@@ -1,0 +1,111 @@
+// ahma-shell's read and write options (R7.10) and toolchain profiles (R7.14): comma lists,
+// repeatable, each with its AHMA_* variable; paths absolute or ~/; an unknown profile or a relative
+// path is a usage error that says what is wrong.
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine, USAGE, type ServerOptions } from '../src/options.js';
+
+function options(argv: string[], env: Record<string, string> = {}): ServerOptions {
+  const parsed = parseCommandLine(['--mode', 'stdio', ...argv], env);
+  if (parsed.kind !== 'run')
+    throw new Error(`not a server command line: ${JSON.stringify(parsed)}`);
+  return parsed.options;
+}
+
+function usageError(argv: string[], env: Record<string, string> = {}): string {
+  const parsed = parseCommandLine(['--mode', 'stdio', ...argv], env);
+  if (parsed.kind !== 'usage') throw new Error(`not refused: ${JSON.stringify(parsed)}`);
+  return parsed.error ?? '';
+}
+
+describe('--allow-read, --deny-read, --allow-write', () => {
+  it('R7.10: none by default', () => {
+    expect(options([])).toMatchObject({
+      allowRead: [],
+      denyRead: [],
+      allowWrite: [],
+      profiles: [],
+    });
+  });
+
+  it('R7.10: comma lists, repeatable, ~/ and absolute paths kept as given', () => {
+    expect(
+      options([
+        '--allow-read',
+        '~/data, /opt/sdk',
+        '--allow-read',
+        '/srv/ref',
+        '--deny-read',
+        '~/.config/secret',
+        '--allow-write',
+        '~/.cache/tool,/var/cache/tool',
+      ]),
+    ).toMatchObject({
+      allowRead: ['~/data', '/opt/sdk', '/srv/ref'],
+      denyRead: ['~/.config/secret'],
+      allowWrite: ['~/.cache/tool', '/var/cache/tool'],
+    });
+  });
+
+  it('R7.10: AHMA_ALLOW_READ, AHMA_DENY_READ and AHMA_ALLOW_WRITE stand in for the flags; a flag replaces its variable', () => {
+    const env = {
+      AHMA_ALLOW_READ: '/a,/b',
+      AHMA_DENY_READ: '~/x',
+      AHMA_ALLOW_WRITE: '/w',
+    };
+    expect(options([], env)).toMatchObject({
+      allowRead: ['/a', '/b'],
+      denyRead: ['~/x'],
+      allowWrite: ['/w'],
+    });
+    expect(options(['--allow-read', '/c'], env).allowRead).toEqual(['/c']);
+  });
+
+  it.each([
+    ['--allow-read', 'data'],
+    ['--deny-read', './secret'],
+    ['--allow-write', '~user/x'],
+    ['--allow-write', '/ok,relative'],
+  ])('R7.10: %s %s (a relative path) is a usage error', (flag, value) => {
+    expect(usageError([flag, value])).toMatch(
+      new RegExp(`^${flag} .*: a path must be absolute or start with ~/`),
+    );
+  });
+
+  it('R7.10: a relative path from the environment is refused the same way', () => {
+    expect(usageError([], { AHMA_ALLOW_WRITE: 'build' })).toMatch(
+      /--allow-write build: a path must/,
+    );
+  });
+});
+
+describe('--profile', () => {
+  it('R7.14: names known profiles, comma list and repeatable, each once', () => {
+    expect(options(['--profile', 'cargo,rustup', '--profile', 'android,cargo']).profiles).toEqual([
+      'cargo',
+      'rustup',
+      'android',
+    ]);
+    expect(options([], { AHMA_PROFILE: 'npm, pip' }).profiles).toEqual(['npm', 'pip']);
+  });
+
+  it('R7.14: an unknown profile is a usage error naming the closest and every known one', () => {
+    const error = usageError(['--profile', 'cargo,gradel']);
+    expect(error).toMatch(
+      /^--profile: unknown sandbox profile "gradel" \(did you mean "gradle"\?\)/,
+    );
+    expect(error).toMatch(/cargo, rustup, npm/);
+    expect(usageError([], { AHMA_PROFILE: 'nope' })).toMatch(/unknown sandbox profile "nope"/);
+  });
+
+  it('R7.14, R7.10: the usage lists the options and every profile', () => {
+    for (const flag of [
+      '--profile NAME',
+      '--allow-read PATH',
+      '--deny-read PATH',
+      '--allow-write PATH',
+    ]) {
+      expect(USAGE).toContain(flag);
+    }
+    expect(USAGE).toMatch(/cargo, rustup, npm, pnpm, pip, go, gradle, maven, android/);
+  });
+});
