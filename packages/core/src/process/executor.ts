@@ -2,12 +2,14 @@
 // The command runs in its own process group under the sandbox helper, which supervises the whole
 // process tree; a timeout or cancel terminates that tree (SIGTERM, then SIGKILL after a grace).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { homedir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { AhmaError } from '../errors.js';
+import { refusalHints } from '../sandbox/refusal-hints.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import type { Environment } from './environment.js';
-import type { Command, ExecutionResult } from './execution-types.js';
-import { OutputCollector, type OutputLimits } from './output.js';
+import { tempDirectory, type Environment } from './environment.js';
+import type { Command, ExecutionResult, ExecutionStatus } from './execution-types.js';
+import { OutputCollector, type CollectedOutput, type OutputLimits } from './output.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
 import { timerDelay } from './timer.js';
@@ -35,6 +37,8 @@ export interface ExecutorOptions {
   readonly graceMs?: number;
   /** Warm shells; without one every command is spawned directly. */
   readonly pool?: ShellPool | undefined;
+  /** Why a refused path is a protected hand-off file (R7.11), for the refusal hints (R7.13). */
+  readonly explainHandoff?: ((path: string) => string | undefined) | undefined;
 }
 
 export const DEFAULT_GRACE_MS = 2000;
@@ -165,23 +169,49 @@ export class Executor {
     clearTimeout(watchdog);
     request.signal?.removeEventListener('abort', onAbort);
     const collected = await collector.finish();
+    const status: ExecutionStatus = timedOut
+      ? 'timed_out'
+      : cancelled
+        ? 'cancelled'
+        : exit.code === 0 && exit.error === undefined
+          ? 'completed'
+          : 'failed';
     return {
-      status: timedOut
-        ? 'timed_out'
-        : cancelled
-          ? 'cancelled'
-          : exit.code === 0 && exit.error === undefined
-            ? 'completed'
-            : 'failed',
+      status,
       exitCode: exit.code,
       signal: exit.signal,
-      output: collected.output + endNote(exit, timedOut || cancelled),
+      output:
+        collected.output +
+        endNote(exit, timedOut || cancelled) +
+        this.#notes(status, collected, request.cwd),
       truncated: collected.truncated,
       fullOutputPath: collected.fullOutputPath,
       durationMs: performance.now() - started,
       timedOut,
       cancelled,
     };
+  }
+
+  /**
+   * What Ahma adds after a command's output: R7.13's explanation of the refusals the sandbox made
+   * in a failed command (its own output is all that is read, never the elision marker).
+   */
+  #notes(status: ExecutionStatus, collected: CollectedOutput, cwd: string): string {
+    if (status !== 'failed') return '';
+    const env = this.#options.env;
+    const text = collected.truncated
+      ? collected.output.replace(/^\[… \d+ bytes elided \(of \d+\); .*…\]$/gmu, '')
+      : collected.output;
+    const hints = refusalHints(text, {
+      cwd,
+      home: env['HOME'] ?? homedir(),
+      sandbox: this.#options.sandbox,
+      tempDir: tempDirectory(env),
+      explainHandoff: this.#options.explainHandoff,
+    });
+    return hints.length === 0
+      ? ''
+      : `\n${hints.map((hint) => `[ahma sandbox] ${hint}\n`).join('')}`;
   }
 }
 
