@@ -13,7 +13,13 @@ const out = {
 };
 
 async function main(): Promise<number> {
-  const parsed = parseCommandLine(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  // `ahma-shell doctor [server options] [--json]` (R7.12): what the sandbox enforces here.
+  if (argv[0] === 'doctor') {
+    const { doctorCommand } = await import('./doctor/command.js');
+    return doctorCommand(argv.slice(1), process.env, out);
+  }
+  const parsed = parseCommandLine(argv, process.env);
   switch (parsed.kind) {
     case 'help':
       out.stdout(USAGE);
