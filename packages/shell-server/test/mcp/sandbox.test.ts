@@ -139,7 +139,7 @@ describe('R7.2 kernel sandbox', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('R7.2: deleting, renaming or creating directories outside the scope fails too; the outside tree is untouched', async () => {
+  it('R7.2, R7.10: deleting, renaming, creating or reading outside the scope fails; the outside tree is untouched', async () => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await writeFile(join(outside, 'keep.txt'), 'original\n');
@@ -149,7 +149,9 @@ describe('R7.2 kernel sandbox', () => {
       `mv ${outside}/keep.txt ${outside}/moved.txt`,
       `mkdir ${outside}/newdir`,
       `echo changed >> ${outside}/keep.txt`,
-      `cp ${outside}/keep.txt ${scope.dir}/copy.txt && ln -s /etc ${outside}/link`,
+      `cp /etc/hostname ${scope.dir}/copy.txt && ln -s /etc ${outside}/link`,
+      // R7.10: and, outside every path the read policy grants, not even read.
+      `cat ${outside}/keep.txt`,
     ]) {
       const result = await shell(server, command);
       expect(result.status, command).toBe('failed');
@@ -159,8 +161,10 @@ describe('R7.2 kernel sandbox', () => {
     expect(existsSync(join(outside, 'moved.txt'))).toBe(false);
     expect(existsSync(join(outside, 'newdir'))).toBe(false);
     expect(existsSync(join(outside, 'link'))).toBe(false);
-    // Reading outside is allowed: the copy into the scope worked before ln was refused.
-    expect(await readFile(join(scope.dir, 'copy.txt'), 'utf8')).toBe('original\n');
+    // Reading the system is allowed: the copy into the scope worked before ln was refused.
+    expect(await readFile(join(scope.dir, 'copy.txt'), 'utf8')).toBe(
+      await readFile('/etc/hostname', 'utf8'),
+    );
   });
 
   it('R7.2: writes inside the scope succeed', async () => {

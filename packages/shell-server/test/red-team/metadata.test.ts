@@ -35,10 +35,14 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     const before = await fileState(target);
     const result = await server().sh(seat().x('chmod-setid', target));
     for (const attempt of SETID_ATTEMPTS) {
+      const verdict = verdictLine(result.output, attempt);
+      // fchmod needs the file open, and a file outside is not even readable (R7.10).
+      if (attempt === 'fchmod-setuid' && verdict.includes(': error: open ')) {
+        expect.soft(verdict).toMatch(/: Permission denied$/);
+        continue;
+      }
       // ENOSYS: a kernel before 6.6 has no fchmodat2.
-      expect
-        .soft(verdictLine(result.output, attempt))
-        .toMatch(blockedWith(attempt, ['EPERM', 'ENOSYS']));
+      expect.soft(verdict).toMatch(blockedWith(attempt, ['EPERM', 'ENOSYS']));
     }
     expect(await fileState(target)).toEqual(before);
   });
