@@ -78,9 +78,9 @@ export function shippedDenies(home: string | undefined): DenyEntry[] {
   return denies;
 }
 
-/** `~/x` under `home`, an absolute path as is; undefined for `~/x` without a usable HOME. */
+/** `~` and `~/x` under `home`, an absolute path as is; undefined for them without a usable HOME. */
 export function expandHome(path: string, home: string | undefined): string | undefined {
-  if (!path.startsWith('~/')) return resolve(path);
+  if (path !== '~' && !path.startsWith('~/')) return resolve(path);
   if (home === undefined || !isAbsolute(home)) return undefined;
   return join(home, path.slice(2));
 }
