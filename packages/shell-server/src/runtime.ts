@@ -17,6 +17,7 @@ import {
   resolveToolsDir,
   type Engine,
 } from '@ahma/core';
+import { TOKEN_PATH_VARIABLE } from '@ahma/remote';
 import type { Logger } from 'pino';
 import { Bundles } from './bundles.js';
 import { serverInstructions } from './mcp/instructions.js';
@@ -65,6 +66,17 @@ export const AHMA_SECRET_VARIABLES: readonly string[] = [
   'AHMA_OAUTH_CLIENT_SECRET',
 ];
 
+/** --http-token-file and AHMA_HTTP_CLIENT_TOKEN_PATH, as absolute paths, when given. */
+function secretFiles(
+  options: ServerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): string[] {
+  return [options.httpTokenFile, env[TOKEN_PATH_VARIABLE]]
+    .filter((path): path is string => path !== undefined && path !== '')
+    .map((path) => resolve(cwd, path));
+}
+
 /** The bundled catalog: `tools/` at the repository root (dist/ and src/ are at the same depth). */
 export function catalogDirectory(): string {
   return fileURLToPath(new URL('../../../tools', import.meta.url));
@@ -100,7 +112,9 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     profiles,
     extraReadable: options.allowRead,
     extraWritable: options.allowWrite,
-    denyRead: options.denyRead,
+    // R7.10: Ahma's secret files wherever they were named (those in its private state are denied
+    // anyway): the HTTP token file and the OAuth token store.
+    denyRead: [...options.denyRead, ...secretFiles(options, env, settings.cwd)],
     noSandbox: options.noSandbox,
     keepCapabilities: options.keepCapabilities,
     noShellPool: options.noShellPool,

@@ -121,3 +121,24 @@ describe('sandbox profiles in the server', () => {
     },
   );
 });
+
+describe("Ahma's secret files named by path", () => {
+  it('R7.10: --http-token-file and AHMA_HTTP_CLIENT_TOKEN_PATH outside the private state are unreadable by commands', async () => {
+    const { scope, home } = await scopeWithHome();
+    const httpToken = join(home, 'http-token');
+    const oauthStore = join(home, 'oauth-store.json');
+    await writeFile(httpToken, 'rt-http-token-in-home\n', { mode: 0o600 });
+    await writeFile(oauthStore, '{"rt":"oauth-store-in-home"}\n', { mode: 0o600 });
+    await writeFile(join(home, 'ordinary'), 'ordinary-in-home\n');
+    const server = await e2e.inProcess(
+      { ...scope, env: { ...scope.env, AHMA_HTTP_CLIENT_TOKEN_PATH: oauthStore } },
+      ['--sync', '--http-token-file', httpToken],
+    );
+    const result = await shell(server, `cat ${httpToken} ${oauthStore} ${home}/ordinary 2>&1`);
+    expect(result.output).toContain('ordinary-in-home');
+    expect(result.output).not.toContain('rt-http-token-in-home');
+    expect(result.output).not.toContain('oauth-store-in-home');
+    expect(result.output).toContain(`${httpToken}: Permission denied`);
+    expect(result.output).toContain(`${oauthStore}: Permission denied`);
+  });
+});
