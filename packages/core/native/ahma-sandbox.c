@@ -9,7 +9,8 @@
  *
  *     ahma-sandbox --rw SCOPE ... -- COMMAND ARGS...
  *
- * and this program confines itself (Landlock, a seccomp deny-list, no capabilities), then forks
+ * and this program confines itself (a mount namespace keeping the trust hand-off files read-only,
+ * Landlock, a seccomp deny-list, no capabilities), then forks
  * COMMAND, which enters a Landlock domain of its own, nested in the helper's, before it runs (so it
  * cannot signal or ptrace the helper). The helper stays behind as the supervisor of the whole
  * process tree: it is a child subreaper, so everything the command leaves behind (background jobs,
@@ -18,15 +19,21 @@
  *
  * CLI:
  *   ahma-sandbox --probe
- *       prints "landlock-abi=N" and exits 0; exits 78 with the reason on stderr when Landlock is
- *       unavailable.
+ *       prints "landlock-abi=N", then "handoff=mount" when a mount namespace for --protect/--pin
+ *       can be made here (tried in a forked child) or "handoff=none reason=WHY", and exits 0;
+ *       exits 78 with the reason on stderr (nothing on stdout) when Landlock is unavailable.
  *   ahma-sandbox --peer-cred
  *       prints "UID GID PID" of the peer of the unix socket connection on descriptor 3 (SO_PEERCRED,
  *       for ahma-shell --http-socket; see peercred.c) and exits 0; 125 when there is none.
  *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
- *                [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
+ *                [--protect PATH]... [--pin PATH]... [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
  *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
- *                [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --
+ *                [--protect PATH]... [--pin PATH]... [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --
+ *
+ * --protect PATH / --pin PATH (R7.11, handoff.c): in a mount namespace of the helper's own, PATH is
+ * bound onto itself read-only / read-write (a mount point cannot be renamed or removed). Real paths
+ * from the server: one that is gone is skipped, one that no longer resolves to itself is refused
+ * (125); any failure to protect is fatal (125). Ignored with --unconfined.
  *
  * Exit status: COMMAND's exit status, or death by the same signal that killed COMMAND;
  * 78 Landlock unavailable; 125 usage or setup error of the helper itself;
@@ -44,6 +51,7 @@
  *
  * The files, one purpose each:
  *   ahma-sandbox.c  this: argument parsing, the setup both modes share, the one-command mode
+ *   handoff.c       --protect/--pin: the mount namespace that keeps hand-off files read-only
  *   landlock.c      the Landlock ABI (declared locally), the helper's ruleset, each command's
  *                   nested domain, the --probe check
  *   seccomp.c       the BPF deny-list (io_uring, TIOCSTI, device nodes, set-id chmod, namespaces,
@@ -53,7 +61,7 @@
  *                   command; the descriptor, signal and exec helpers its forks share
  *   zygote.c        pool mode: units, frames, the event loop
  *   peercred.c      --peer-cred: the uid of a unix socket connection's peer
- *   common.c/.h     the program name, exit codes, die() and now_ms()
+ *   common.c/.h     the program name, exit codes, die(), is_real_path() and now_ms()
  *
  * Build (scripts/build-native.mjs): cc -std=c11 -O2 -Wall -Wextra -Werror [-static] -o ahma-sandbox *.c
  */
@@ -71,6 +79,7 @@
 
 #include "capabilities.h"
 #include "common.h"
+#include "handoff.h"
 #include "landlock.h"
 #include "peercred.h"
 #include "seccomp.h"
@@ -80,10 +89,10 @@
 static void usage(FILE *out) {
     fputs("usage: " PROG " --probe\n"
           "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
-          "                    [--allow-unix-sockets] [--unconfined]\n"
+          "                    [--allow-unix-sockets] [--unconfined] [--protect PATH]... [--pin PATH]...\n"
           "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]\n"
           "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
-          "                    [--allow-unix-sockets] [--unconfined]\n"
+          "                    [--allow-unix-sockets] [--unconfined] [--protect PATH]... [--pin PATH]...\n"
           "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --\n",
           out);
 }
@@ -118,6 +127,11 @@ int main(int argc, char **argv) {
             return EXIT_UNAVAILABLE;
         }
         printf("landlock-abi=%d\n", abi);
+        char reason[1024];
+        if (handoff_probe(reason, sizeof reason))
+            printf("handoff=mount\n");
+        else
+            printf("handoff=none reason=%s\n", reason);
         return fflush(stdout) == 0 ? 0 : EXIT_HELPER;
     }
     if (argc == 2 && strcmp(argv[1], "--peer-cred") == 0) return print_peer_credentials(PEER_CRED_FD);
@@ -128,7 +142,12 @@ int main(int argc, char **argv) {
         .read = calloc((size_t)argc, sizeof(char *)),
         .list = calloc((size_t)argc, sizeof(char *)),
     };
-    if (paths.rw == NULL || paths.ro == NULL || paths.read == NULL || paths.list == NULL)
+    struct handoff_paths handoff = {
+        .protect = calloc((size_t)argc, sizeof(char *)),
+        .pin = calloc((size_t)argc, sizeof(char *)),
+    };
+    if (paths.rw == NULL || paths.ro == NULL || paths.read == NULL || paths.list == NULL ||
+        handoff.protect == NULL || handoff.pin == NULL)
         die(EXIT_HELPER, "out of memory");
     int allow_unix_sockets = 0, unconfined = 0, keep_capabilities = 0, cmd = -1, shell_given = 0;
     for (int i = 1; i < argc; i++) {
@@ -144,6 +163,13 @@ int main(int argc, char **argv) {
                 paths.list[paths.nlist++] = argv[++i];
         } else if (strcmp(arg, "--read-all") == 0) {
             paths.read_all = 1;
+        } else if (strcmp(arg, "--protect") == 0 || strcmp(arg, "--pin") == 0) {
+            /* Checked when bound (handoff.c): skipped when gone, refused when not real. */
+            if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
+            if (strcmp(arg, "--protect") == 0)
+                handoff.protect[handoff.nprotect++] = argv[++i];
+            else
+                handoff.pin[handoff.npin++] = argv[++i];
         } else if (strcmp(arg, "--rw") == 0 || strcmp(arg, "--ro") == 0 ||
                    strcmp(arg, "--grace-ms") == 0 || strcmp(arg, "--pool") == 0 ||
                    strcmp(arg, "--shell") == 0 || strcmp(arg, "--scope") == 0) {
@@ -226,10 +252,23 @@ int main(int argc, char **argv) {
         die(EXIT_HELPER, "no read rules: pass the read policy as --read PATH (and --list PATH), or "
                          "--read-all");
     if (!unconfined) {
+        /* A namespace of our own for the hand-off files, made before Landlock (which refuses
+         * mounts) and before the capabilities go (it needs CAP_SYS_ADMIN, or a user namespace). */
+        int user_namespace = 0;
+        if (handoff.nprotect > 0 || handoff.npin > 0) {
+            user_namespace = enter_handoff_namespace(&handoff);
+            /* Changing credentials may clear the parent-death signal: set it again. */
+            if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0)
+                die(EXIT_HELPER, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+            if (getppid() != original_parent) die(EXIT_HELPER, "the parent process exited");
+        }
         apply_landlock(&paths);
         apply_seccomp(allow_unix_sockets);
-        if (!keep_capabilities) drop_capabilities();
+        /* The capabilities of our own user namespace are never kept: they would rule its mounts. */
+        if (!keep_capabilities || user_namespace) drop_capabilities();
     }
+    free(handoff.protect);
+    free(handoff.pin);
     free(paths.rw);
     free(paths.ro);
     free(paths.read);

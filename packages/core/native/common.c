@@ -31,6 +31,15 @@ int cwd_inside_scope(void) {
     return strncmp(cwd, scope_path, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/');
 }
 
+int is_real_path(int fd, const char *path) {
+    char proc[64], real[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(proc, real, sizeof real - 1);
+    if (n < 0) return 0;
+    real[n] = '\0';
+    return strcmp(real, path) == 0;
+}
+
 int64_t now_ms(void) {
     struct timespec ts = {0, 0};
     (void)clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -1,6 +1,6 @@
 /*
  * What every part of the sandbox helper shares (see ahma-sandbox.c for the whole picture): its
- * name in messages, its exit codes, and two small utilities.
+ * name in messages, its exit codes, and a few small utilities.
  */
 #ifndef AHMA_SANDBOX_COMMON_H
 #define AHMA_SANDBOX_COMMON_H
@@ -27,6 +27,14 @@ extern const char *scope_path;
  * path cannot put a command outside: the kernel reports where the process really is.
  */
 int cwd_inside_scope(void);
+
+/*
+ * Whether fd is the file `path` names with no link on the way: the server passes real paths, so a
+ * path that resolves elsewhere had a component replaced by a link (a command can do that to a
+ * path nested in another writable one, e.g. a scope in /tmp) and must not be granted (landlock.c)
+ * or bind-mounted (handoff.c).
+ */
+int is_real_path(int fd, const char *path);
 
 /* Milliseconds on the monotonic clock: for deadlines, immune to changes of the wall clock. */
 int64_t now_ms(void);

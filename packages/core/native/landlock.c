@@ -118,20 +118,6 @@ static uint64_t handled_fs_rights(int abi) {
 }
 
 /*
- * Whether fd is the file `path` names with no link on the way: the server passes real paths, so a
- * writable path that resolves elsewhere had a component replaced by a link (a command can do that
- * to a path nested in another writable one, e.g. a scope in /tmp) and must not be granted.
- */
-static int is_real_path(int fd, const char *path) {
-    char proc[64], real[PATH_MAX];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(proc, real, sizeof real - 1);
-    if (n < 0) return 0;
-    real[n] = '\0';
-    return strcmp(real, path) == 0;
-}
-
-/*
  * Adds a path-beneath rule. Returns 0, or -1 with errno when the path cannot be opened. `exact`:
  * the path must be real (is_real_path), else the helper dies.
  */

@@ -31,16 +31,34 @@ function installedCore(): string {
 }
 
 export type ProbeResult =
-  | { readonly available: true; readonly abi: number }
+  | {
+      readonly available: true;
+      readonly abi: number;
+      /**
+       * R7.11: whether the helper can keep the hand-off files read-only in a mount namespace of
+       * its own (`mount`), or not (`none`, with the reason: they are then only watched).
+       */
+      readonly handoff: 'mount' | 'none';
+      readonly handoffReason?: string;
+    }
   | { readonly available: false; readonly reason: string };
 
-/** Runs `ahma-sandbox --probe`: the Landlock ABI, or why Landlock cannot be used. */
+/**
+ * Runs `ahma-sandbox --probe`: the Landlock ABI and whether hand-off files can be protected (a
+ * second line, `handoff=mount` or `handoff=none reason=…`), or why Landlock cannot be used.
+ */
 export function probeLandlock(helperPath: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     execFile(helperPath, ['--probe'], { timeout: 10_000 }, (error, stdout, stderr) => {
       const abi = /^landlock-abi=(\d+)$/m.exec(stdout)?.[1];
       if (error === null && abi !== undefined) {
-        resolve({ available: true, abi: Number(abi) });
+        const handoff = /^handoff=(mount|none)(?: reason=(.*))?$/m.exec(stdout);
+        if (handoff?.[1] === 'mount') {
+          resolve({ available: true, abi: Number(abi), handoff: 'mount' });
+        } else {
+          const why = handoff?.[2] ?? 'the sandbox helper did not say (an older helper?)';
+          resolve({ available: true, abi: Number(abi), handoff: 'none', handoffReason: why });
+        }
         return;
       }
       const code = (error as { code?: unknown } | null)?.code;

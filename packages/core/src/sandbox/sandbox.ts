@@ -5,10 +5,13 @@ import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { AhmaError } from '../errors.js';
+import { isInside } from '../paths/inside.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
+import { handoffMounts, makeMissingHooksDirectories } from './handoff.js';
 import { defaultHelperPath, probeLandlock } from './helper-binary.js';
 import {
   coverRules,
+  deniedBy,
   expandHome,
   PRIVATE_STATE_LIST,
   shippedDenies,
@@ -18,7 +21,13 @@ import {
   type ReadPolicy,
   type Rule,
 } from './read-policy.js';
-import { seatbeltArgv, SANDBOX_EXEC } from './seatbelt.js';
+import {
+  SANDBOX_EXEC,
+  seatbeltArgv,
+  seatbeltProfile,
+  seatbeltReads,
+  type SeatbeltProfile,
+} from './seatbelt.js';
 
 export type SandboxMechanism = 'landlock' | 'seatbelt' | 'none';
 
@@ -49,6 +58,12 @@ export interface SandboxOptions {
   readonly denyRead?: readonly string[];
   /** Time the helper gives a stopped process tree between SIGTERM and SIGKILL (default 2000). */
   readonly graceMs?: number;
+  /**
+   * R7.11: the trust hand-off files (policy/handoff.json) are protected where the helper can (a
+   * mount namespace, Linux), else only watched; `allow`: --allow-handoff-writes paths (absolute),
+   * left writable. false: neither. Default on, nothing allowed.
+   */
+  readonly handoff?: { readonly allow: readonly string[] } | false;
   readonly platform?: NodeJS.Platform;
   readonly helperPath?: string;
 }
@@ -68,6 +83,18 @@ export interface Sandbox {
   readonly policy: ReadPolicy;
   /** The policy as the helper's rules (real paths), computed once per sandbox. */
   readonly rules: readonly Rule[];
+  /**
+   * R7.11: how the hand-off files are kept: `mount` (read-only in the helper's mount namespace:
+   * `protect`, with `pin` keeping the directories on the way in place; computed at creation),
+   * `detect` (only watched: `reason` says why), `off` (handoff: false).
+   */
+  readonly handoff: SandboxHandoff;
+  /**
+   * R7.11: works out the hand-off mounts again (a hand-off path appeared, or one was replaced
+   * outside, which a bind mount would keep showing as it was); the next helper or pool started
+   * uses them. False when hand-off files are not mounted here (`detect`, `off`).
+   */
+  refreshHandoff(): boolean;
   /** The program and arguments that run `argv` confined (and supervised, on Linux). */
   wrap(argv: readonly string[]): CommandLine;
   /** The command line of the shell-pool zygote keeping `size` warm shells, where supported. */
@@ -77,6 +104,13 @@ export interface Sandbox {
    * commands wrote (their caches) this way, so a link planted there can lead nowhere else.
    */
   confine(writable: readonly string[], argv: readonly string[]): CommandLine;
+}
+
+export interface SandboxHandoff {
+  readonly mechanism: 'mount' | 'detect' | 'off';
+  readonly reason?: string;
+  readonly protect: readonly string[];
+  readonly pin: readonly string[];
 }
 
 export interface CommandLine {
@@ -114,7 +148,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         : "running as root: commands hold no capabilities, but root's own files outside the scope can still have their mode, times and extended attributes changed (Landlock does not cover these calls); run as an ordinary user instead",
     );
   }
-  const policy = readPolicy(options, writable);
+  const policy = readPolicy(options, writable, warnings);
   const rules = platform === 'linux' && options.disabled !== true ? coverRules(policy) : [];
   const base = {
     scope: options.scope,
@@ -122,6 +156,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     cacheRoot: await realpath(cacheRoot),
     policy,
     rules,
+    // Protected only by the Linux helper (below); elsewhere watched.
+    handoff:
+      options.handoff === false
+        ? { mechanism: 'off' as const, protect: [], pin: [] }
+        : {
+            mechanism: 'detect' as const,
+            reason:
+              options.disabled === true
+                ? '--no-sandbox: commands run unconfined'
+                : `no mount namespaces on ${platform}`,
+            protect: [],
+            pin: [],
+          },
   };
   // The read policy as helper flags; writes are passed apart (confine() grants other ones).
   const readFlags = rules.flatMap((rule) =>
@@ -138,14 +185,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // a directory swapped for a link after the server checked working_directory cannot move it out.
   const inScope = ['--scope', options.scope];
   // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote.
-  const linuxHelper = (flags: readonly string[], confinement: readonly string[]) => ({
+  const linuxHelper = (flags: () => readonly string[], confinement: readonly string[]) => ({
     wrap: (argv: readonly string[]) => ({
       file: helperPath,
-      args: [...flags, ...inScope, '--', ...argv],
+      args: [...flags(), ...inScope, '--', ...argv],
     }),
     poolCommand: (size: number) => ({
       file: helperPath,
-      args: [...flags, ...inScope, '--pool', String(size), '--'],
+      args: [...flags(), ...inScope, '--pool', String(size), '--'],
     }),
     confine: (paths: readonly string[], argv: readonly string[]) => ({
       file: helperPath,
@@ -165,7 +212,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     };
     // On Linux the helper still supervises the process tree (no orphans), without confinement.
     if (platform === 'linux') {
-      return { ...unconfined, ...linuxHelper(['--unconfined', ...grace], ['--unconfined']) };
+      return {
+        ...unconfined,
+        refreshHandoff: () => false,
+        ...linuxHelper(() => ['--unconfined', ...grace], ['--unconfined']),
+      };
     }
     const direct = (argv: readonly string[]) => ({
       file: '/bin/sh',
@@ -173,6 +224,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
     return {
       ...unconfined,
+      refreshHandoff: () => false,
       wrap: direct,
       poolCommand: () => undefined,
       confine: (_, argv) => direct(argv),
@@ -187,9 +239,22 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         `Landlock is unavailable: ${probe.reason}\n${FIX_LINUX}`,
       );
     }
-    const flags = [
+    // R7.11: the hand-off files existing now, read-only in the helper's mount namespace.
+    const allow = options.handoff === false ? [] : (options.handoff?.allow ?? []);
+    const mounts = (): SandboxHandoff => {
+      makeMissingHooksDirectories(options.scope, writable);
+      return { mechanism: 'mount', ...handoffMounts(options.scope, writable, allow) };
+    };
+    let handoff: SandboxHandoff = base.handoff;
+    if (options.handoff !== false && probe.handoff === 'mount') handoff = mounts();
+    else if (options.handoff !== false) {
+      handoff = { ...base.handoff, reason: probe.handoffReason ?? 'unknown' };
+    }
+    const flags = () => [
       ...readFlags,
       ...writeFlags,
+      ...handoff.protect.flatMap((path) => ['--protect', path]),
+      ...handoff.pin.flatMap((path) => ['--pin', path]),
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
       ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
       ...grace,
@@ -204,19 +269,32 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       mechanism: 'landlock',
       abi: probe.abi,
       warnings,
+      get handoff() {
+        return handoff;
+      },
+      refreshHandoff: () => {
+        if (handoff.mechanism !== 'mount') return false;
+        handoff = mounts();
+        return true;
+      },
       ...linuxHelper(flags, readFlags),
     };
   }
 
   if (platform === 'darwin') {
+    // R7.10: the same deny lists as on Linux, in every spelling macOS may see (/private/etc/…);
+    // everything else stays readable. The profile is built (and its paths checked) once.
+    const reads = seatbeltReads(policy.denies, options.extraReadable ?? []);
+    const profile = seatbeltProfile(writable, reads);
     return {
       ...base,
       mechanism: 'seatbelt',
       abi: undefined,
       warnings,
-      wrap: (argv) => seatbeltLine(writable, argv),
+      refreshHandoff: () => false,
+      wrap: (argv) => seatbeltLine(profile, argv),
       poolCommand: () => undefined,
-      confine: seatbeltLine,
+      confine: (paths, argv) => seatbeltLine(seatbeltProfile(paths, reads), argv),
     };
   }
 
@@ -231,20 +309,42 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
  * also writable), but for the shipped deny lists, --deny-read and Ahma's private state; --allow-read
  * adds paths, even inside a denied one.
  */
-function readPolicy(options: SandboxOptions, writable: readonly string[]): ReadPolicy {
+function readPolicy(
+  options: SandboxOptions,
+  writable: readonly string[],
+  warnings: string[],
+): ReadPolicy {
   const home = options.home !== undefined && options.home !== '' ? options.home : undefined;
+  const denies = readDenies(options, home).filter((deny) => {
+    // A deny inside a writable path would leave its directory listable only, so no file could be
+    // made beside it: an operator's entry there is refused with a warning, not half-applied.
+    const clash = writable.find((path) => isInside(deny.path, path));
+    if (deny.list !== '--deny-read' || clash === undefined) return true;
+    warnings.push(
+      `--deny-read ${deny.path} is NOT enforced: it lies inside ${clash}, which commands may write (Landlock could deny it only by forbidding new files beside it); move it out`,
+    );
+    return false;
+  });
+  // The broad grants give way to a deny that names them or a directory above them (--deny-read ~);
+  // the paths named one by one (the scope, the caches, --allow-read) are kept.
+  const broad = [
+    ...SYSTEM_READ,
+    // HOME = / (some service accounts) would grant the whole system, /dev included.
+    ...(home !== undefined && resolvePath(home) !== '/' ? [home] : []),
+  ].filter((path) => deniedBy(denies, path) === undefined);
   const grants: Grant[] = [
     // Names stay listable everywhere (contents do not): `ls /`, and the way down to a denied file.
     { path: '/', access: 'list' },
-    ...SYSTEM_READ.map((path) => ({ path, access: 'read' as const })),
-    // HOME = / (some service accounts) would grant the whole system, /dev included.
-    ...(home !== undefined && resolvePath(home) !== '/'
-      ? [{ path: home, access: 'read' as const }]
-      : []),
+    ...broad.map((path) => ({ path, access: 'read' as const })),
     ...(options.extraReadable ?? []).map((path) => ({ path, access: 'read' as const })),
     ...writable.map((path) => ({ path, access: 'write' as const })),
   ];
-  const denies: DenyEntry[] = [
+  return { grants, denies };
+}
+
+/** The shipped deny lists, --deny-read and Ahma's private state. */
+function readDenies(options: SandboxOptions, home: string | undefined): DenyEntry[] {
+  return [
     ...shippedDenies(home),
     ...(options.denyRead ?? []).flatMap((path) => {
       const expanded = expandHome(path, home);
@@ -263,11 +363,10 @@ function readPolicy(options: SandboxOptions, writable: readonly string[]): ReadP
           },
         ]),
   ];
-  return { grants, denies };
 }
 
-function seatbeltLine(writable: readonly string[], argv: readonly string[]): CommandLine {
-  const [file = SANDBOX_EXEC, ...args] = seatbeltArgv(writable, argv);
+function seatbeltLine(profile: SeatbeltProfile, argv: readonly string[]): CommandLine {
+  const [file = SANDBOX_EXEC, ...args] = seatbeltArgv(profile, argv);
   return { file, args };
 }
 

@@ -74,7 +74,7 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
   beforeAll(async () => {
     buildHelperIfStale();
     const probe = await run(['--probe']);
-    abi = Number(/^landlock-abi=(\d+)\n$/.exec(probe.stdout)?.[1] ?? 0);
+    abi = Number(/^landlock-abi=(\d+)$/m.exec(probe.stdout)?.[1] ?? 0);
   }, 60_000);
 
   beforeEach(async () => {
@@ -93,10 +93,10 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
   });
 
   describe('probe and usage', () => {
-    it('R7.2: --probe prints landlock-abi=N with N >= 1 and exits 0', async () => {
+    it('R7.2, R7.11: --probe prints landlock-abi=N with N >= 1, then whether hand-off mounts can be made, and exits 0', async () => {
       const result = await run(['--probe']);
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/^landlock-abi=\d+\n$/);
+      expect(result.stdout).toMatch(/^landlock-abi=\d+\nhandoff=(mount|none reason=.+)\n$/);
       expect(abi).toBeGreaterThanOrEqual(1);
     });
 
@@ -222,7 +222,15 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       const git = await run(['--read-all', '--rw', scope, '--', 'git', '--version']);
       expect(git).toMatchObject({ code: 0 });
       expect(git.stdout).toMatch(/^git version \d/);
-      const node = await run(['--read-all', '--rw', scope, '--', process.execPath, '-e', 'console.log(6 * 7)']);
+      const node = await run([
+        '--read-all',
+        '--rw',
+        scope,
+        '--',
+        process.execPath,
+        '-e',
+        'console.log(6 * 7)',
+      ]);
       expect(node).toMatchObject({ code: 0, stdout: '42\n' });
     });
 
@@ -288,7 +296,16 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     it('R7.2: connecting to a unix socket served outside the scope is refused (EACCES)', async () => {
       const path = join(outside, 'server.sock');
       await startUnixServer(path);
-      const result = await run(['--read-all', '--rw', scope, '--', process.execPath, '-e', client, path]);
+      const result = await run([
+        '--read-all',
+        '--rw',
+        scope,
+        '--',
+        process.execPath,
+        '-e',
+        client,
+        path,
+      ]);
       expect(result).toMatchObject({ code: 1, stdout: 'error EACCES\n' });
     });
 
@@ -416,7 +433,9 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
 
     it('R7.1: with --scope, a command whose working directory is not inside the scope is refused before it runs', async () => {
       const escaped = await finish(
-        spawn(helper, ['--read-all', '--rw', scope, '--scope', scope, '--', 'touch', 'ran'], { cwd: outside }),
+        spawn(helper, ['--read-all', '--rw', scope, '--scope', scope, '--', 'touch', 'ran'], {
+          cwd: outside,
+        }),
       );
       expect(escaped.code).toBe(125);
       expect(escaped.stderr).toContain(`is not inside the scope ${scope}`);
@@ -566,7 +585,17 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
       const refused = await finish(
         spawn(
           probeTool,
-          ['block-landlock', String(errno.EPERM), helper, '--read-all', '--rw', scope, '--', 'touch', marker],
+          [
+            'block-landlock',
+            String(errno.EPERM),
+            helper,
+            '--read-all',
+            '--rw',
+            scope,
+            '--',
+            'touch',
+            marker,
+          ],
           { stdio: ['ignore', 'pipe', 'pipe'] },
         ),
       );
@@ -588,7 +617,13 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox (Linux exec helper)',
     });
 
     it('SPEC §3: a missing command exits 127 with the message in stdout', async () => {
-      const result = await run(['--read-all', '--rw', scope, '--', '/nonexistent/ahma-no-such-command']);
+      const result = await run([
+        '--read-all',
+        '--rw',
+        scope,
+        '--',
+        '/nonexistent/ahma-no-such-command',
+      ]);
       expect(result).toMatchObject({
         code: 127,
         stdout:

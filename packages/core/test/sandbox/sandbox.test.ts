@@ -44,6 +44,40 @@ describe('createSandbox on Linux', () => {
     expect(new Set(box.writable).size).toBe(box.writable.length);
   });
 
+  it('R7.10: the read policy: HOME and the system granted, the private state and --deny-read denied, --deny-read of HOME itself removes HOME', async () => {
+    const home = await varTmpDir('home');
+    await mkdir(join(home, 'private'), { recursive: true });
+    await mkdir(join(home, 'open'), { recursive: true });
+    const box = await sandbox({
+      home,
+      privateState: stateDir,
+      denyRead: ['~/private'],
+      platform: 'linux',
+    });
+    const access = (path: string) => box.rules.find((rule) => rule.path === path)?.access;
+    expect(access('/usr')).toBe('read');
+    expect(access('/')).toBe('list');
+    expect(access(home)).toBe('list');
+    expect(access(join(home, 'open'))).toBe('read');
+    expect(access(join(home, 'private'))).toBeUndefined();
+    expect(box.policy.denies.map((deny) => deny.path)).toEqual(
+      expect.arrayContaining([stateDir, join(home, 'private')]),
+    );
+    // The cache root lies in the private state here: granted by name all the same.
+    expect(access(box.cacheRoot)).toBe('write');
+    const none = await sandbox({ home, denyRead: ['~'], platform: 'linux' });
+    expect(none.rules.filter((rule) => rule.path.startsWith(home))).toEqual([]);
+    await removeAll([home]);
+  });
+
+  it('R7.10: a --deny-read inside a writable path is not half-applied: warned, and the scope stays whole', async () => {
+    const box = await sandbox({ denyRead: [join(scope, 'secret.env')], platform: 'linux' });
+    expect(box.warnings.join('\n')).toContain(
+      `--deny-read ${join(scope, 'secret.env')} is NOT enforced`,
+    );
+    expect(box.rules.find((rule) => rule.path === scope)?.access).toBe('write');
+  });
+
   it('R7.2: writableTemp:false leaves the temp dir out', async () => {
     const box = await sandbox({ writableTemp: false });
     expect(box.writable).not.toContain(realTmp);

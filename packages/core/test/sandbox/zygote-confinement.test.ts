@@ -80,7 +80,16 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
     });
 
     it('R7.1: with --scope, a working directory that is not inside the scope (a directory swapped for a link) is refused, in both kinds of unit', async () => {
-      const zygote = new Zygote(['--read-all', '--rw', scope, '--scope', scope, '--pool', '1', '--']);
+      const zygote = new Zygote([
+        '--read-all',
+        '--rw',
+        scope,
+        '--scope',
+        scope,
+        '--pool',
+        '1',
+        '--',
+      ]);
       const link = join(scope, 'swapped');
       await symlink(outside, link);
       for (const [mode, words] of [

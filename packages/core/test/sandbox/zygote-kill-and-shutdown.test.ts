@@ -124,7 +124,10 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
       // bash holds the zygote, whose stdin stays open (our pipe), so only PDEATHSIG can end it.
       const parent = spawn(
         'bash',
-        ['-c', `exec 3<&0; ${quote(helper)} --read-all --rw ${quote(scope)} --pool 2 -- <&3 3<&- & wait`],
+        [
+          '-c',
+          `exec 3<&0; ${quote(helper)} --read-all --rw ${quote(scope)} --pool 2 -- <&3 3<&- & wait`,
+        ],
         { stdio: ['pipe', 'ignore', 'ignore'] },
       );
       try {
