@@ -19,6 +19,8 @@ import {
 } from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
 import { defaultHelperPath } from './sandbox/helper-binary.js';
+import { describeHandoff } from './sandbox/handoff.js';
+import { HandoffWatch } from './sandbox/handoff-watch.js';
 import { checkInstallLocation } from './sandbox/install-check.js';
 import { prepareGrants } from './sandbox/profiles.js';
 import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
@@ -45,6 +47,11 @@ export interface EngineOptions extends OperationManagerOptions {
    * extraWritable and denyRead may start with `~/` (the HOME of `env`).
    */
   readonly profiles?: readonly string[];
+  /**
+   * R7.11: hand-off paths (absolute) commands may write after all (--allow-handoff-writes); every
+   * other hand-off file is kept read-only where the helper can, and watched everywhere.
+   */
+  readonly allowHandoffWrites?: readonly string[];
   readonly writableTemp?: boolean;
   /** The temp directory commands may write (default: the one `env` names, see tempDirectory). */
   readonly tempDir?: string;
@@ -159,6 +166,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       // R7.10: HOME is readable but for the credentials; Ahma's own state never is.
       home,
       privateState: state.root,
+      handoff: { allow: options.allowHandoffWrites ?? [] },
       ...(options.writableTemp === undefined ? {} : { writableTemp: options.writableTemp }),
       tempDir,
       ...(options.allowUnixSockets === undefined
@@ -199,10 +207,30 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         });
   let pool = newPool();
   pool?.start();
-  /** Pools replaced by denyEnv: no new command; their zygotes end when idle, or at close. */
+  /** Pools replaced (renewPool): no new command; their zygotes end when idle, or at close. */
   const retired: ShellPool[] = [];
+  let closing: Promise<void> | undefined;
+  /** New warm shells for the next commands (the environment or the hand-off mounts changed). */
+  const renewPool = (why: string) => {
+    if (pool === undefined || closing !== undefined) return;
+    retired.push(pool);
+    pool = newPool();
+    pool?.start();
+    options.logger?.info(`${why}: new warm shells were started`);
+  };
+  // R7.11: hand-off files changed (by a command, or outside): mounts worked out again, new pool.
+  const handoff =
+    sandbox.handoff.mechanism === 'off'
+      ? undefined
+      : new HandoffWatch(options.scope, options.allowHandoffWrites ?? [], () => {
+          if (sandbox.refreshHandoff()) renewPool('the hand-off files changed');
+        });
   const executor = new Executor({
     sandbox,
+    handoff,
+    ...(sandbox.handoff.mechanism === 'mount'
+      ? { explainHandoff: (path: string) => describeHandoff(path, options.scope) }
+      : {}),
     // Getters: the executor reads both at every command, so a denyEnv() reaches the next one.
     get env() {
       return env;
@@ -226,7 +254,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // An ended connection's operations keep the end of their output (and their logs).
     summarize: (result) => summarizeResult(result),
   });
-  let closing: Promise<void> | undefined;
   return {
     sandbox,
     executor,
@@ -243,12 +270,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       // Entries only remove: the same number of variables is the same environment.
       if (Object.keys(next).length === Object.keys(env).length) return false;
       env = next;
-      if (pool !== undefined && closing === undefined) {
-        retired.push(pool);
-        pool = newPool();
-        pool?.start();
-        options.logger?.info('the command environment changed: new warm shells were started');
-      }
+      renewPool('the command environment changed');
       return true;
     },
     state,

@@ -44,6 +44,8 @@ export interface ServerOptions {
   readonly denyRead: readonly string[];
   /** More paths commands may write (absolute or `~/`; each must exist). */
   readonly allowWrite: readonly string[];
+  /** R7.11: hand-off paths commands may write after all (relative to the scope, or absolute). */
+  readonly allowHandoffWrites: readonly string[];
   /** R7.14: toolchain profiles to enable (known names, checked here). */
   readonly profiles: readonly string[];
   /** SPEC §8: the command registry's management tools, and the commands registered through them. */
@@ -124,6 +126,8 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --allow-read PATH,…      let commands also read these paths (absolute or ~/…), even credentials
   --deny-read PATH,…       keep commands from reading these paths (absolute or ~/…)
   --allow-write PATH,…     let commands also write beneath these existing paths (absolute or ~/…)
+  --allow-handoff-writes PATH,…  let commands write these hand-off files after all (.git/hooks,
+                           .git/config, .ahma, .vscode, …; relative to the scope, or absolute)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
   --allowed-roots DIR,…    HTTP isolation: the directories a session's root may be or lie beneath
                            (default: the sandbox scope)
@@ -165,6 +169,7 @@ const ENV: Record<string, string> = {
   'allow-read': 'AHMA_ALLOW_READ',
   'deny-read': 'AHMA_DENY_READ',
   'allow-write': 'AHMA_ALLOW_WRITE',
+  'allow-handoff-writes': 'AHMA_ALLOW_HANDOFF_WRITES',
   'http-no-auth': 'AHMA_HTTP_NO_AUTH',
   'http-socket': 'AHMA_HTTP_SOCKET',
   registry: 'AHMA_REGISTRY',
@@ -214,6 +219,7 @@ export function parseCommandLine(
         'allow-read': { type: 'string', multiple: true },
         'deny-read': { type: 'string', multiple: true },
         'allow-write': { type: 'string', multiple: true },
+        'allow-handoff-writes': { type: 'string', multiple: true },
         'http-no-auth': { type: 'boolean' },
         'http-socket': { type: 'string' },
         registry: { type: 'boolean' },
@@ -310,7 +316,9 @@ export function parseCommandLine(
     if (problem !== undefined) return { kind: 'usage', error: problem };
   }
   // Repeatable flags, each a comma list; the flags replace the environment variable.
-  const lists = (name: 'profile' | 'allow-read' | 'deny-read' | 'allow-write'): string[] => {
+  const lists = (
+    name: 'profile' | 'allow-read' | 'deny-read' | 'allow-write' | 'allow-handoff-writes',
+  ): string[] => {
     const given = values[name];
     return given === undefined ? list(text(name)) : given.flatMap((each) => list(each));
   };
@@ -374,6 +382,7 @@ export function parseCommandLine(
       allowRead: paths['allow-read'],
       denyRead: paths['deny-read'],
       allowWrite: paths['allow-write'],
+      allowHandoffWrites: lists('allow-handoff-writes'),
       profiles,
       registry: flag('registry') || text('registry-file') !== undefined,
       registryFile: text('registry-file'),

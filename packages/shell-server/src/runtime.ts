@@ -112,6 +112,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     profiles,
     extraReadable: options.allowRead,
     extraWritable: options.allowWrite,
+    allowHandoffWrites: options.allowHandoffWrites.map((path) => resolve(scope, path)),
     // R7.10: Ahma's secret files wherever they were named (those in its private state are denied
     // anyway): the HTTP token file and the OAuth token store.
     denyRead: [...options.denyRead, ...secretFiles(options, env, settings.cwd)],

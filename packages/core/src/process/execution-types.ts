@@ -22,6 +22,15 @@ export interface ExecutionResult {
   readonly cancelled: boolean;
   /** A sequence's steps, each with its own outcome (the output is their transcript). */
   readonly steps?: readonly StepRecord[];
+  /** R7.11: hand-off files that changed while the command ran (absolute paths); absent: none. */
+  readonly handoffWrites?: readonly HandoffWrite[];
+}
+
+/** A trust hand-off file created, changed or removed (sandbox/handoff.ts finds them). */
+export interface HandoffWrite {
+  /** Absolute. */
+  readonly path: string;
+  readonly change: 'created' | 'changed' | 'removed';
 }
 
 /** How a step went; `refused`: its call was refused before it ran; `not_run`: an earlier step stopped the sequence. */

@@ -3,12 +3,14 @@
 // process tree; a timeout or cancel terminates that tree (SIGTERM, then SIGKILL after a grace).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { homedir } from 'node:os';
+import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AhmaError } from '../errors.js';
+import type { HandoffWatch } from '../sandbox/handoff-watch.js';
 import { refusalHints } from '../sandbox/refusal-hints.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { tempDirectory, type Environment } from './environment.js';
-import type { Command, ExecutionResult, ExecutionStatus } from './execution-types.js';
+import type { Command, ExecutionResult, ExecutionStatus, HandoffWrite } from './execution-types.js';
 import { OutputCollector, type CollectedOutput, type OutputLimits } from './output.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
@@ -37,6 +39,8 @@ export interface ExecutorOptions {
   readonly graceMs?: number;
   /** Warm shells; without one every command is spawned directly. */
   readonly pool?: ShellPool | undefined;
+  /** R7.11: the hand-off files, snapshotted around each command; changes are reported. */
+  readonly handoff?: HandoffWatch | undefined;
   /** Why a refused path is a protected hand-off file (R7.11), for the refusal hints (R7.13). */
   readonly explainHandoff?: ((path: string) => string | undefined) | undefined;
 }
@@ -81,9 +85,20 @@ export class Executor {
     assertNoNul(request.command);
     const started = performance.now();
     if (request.signal?.aborted === true) return cancelledBeforeStart(started);
+    // Before the pool is asked: a hand-off change made outside renews it (and its mounts).
+    const watch = this.#options.handoff;
+    const before = watch?.before();
     const running =
       this.#options.pool?.take(request.command, request.cwd) ?? runningChild(this.#spawn(request));
-    return this.#supervise(running, request, started);
+    const result = await this.#supervise(running, request, started);
+    const writes = before === undefined ? [] : (watch?.after(before) ?? []);
+    return writes.length === 0
+      ? result
+      : {
+          ...result,
+          output: result.output + handoffNote(writes, this.#options.sandbox.scope),
+          handoffWrites: writes,
+        };
   }
 
   #spawn(request: ExecutionRequest): ChildProcess {
@@ -213,6 +228,20 @@ export class Executor {
       ? ''
       : `\n${hints.map((hint) => `[ahma sandbox] ${hint}\n`).join('')}`;
   }
+}
+
+/**
+ * R7.11: the lines telling the agent (and so the person) which hand-off files changed: they run
+ * later outside any sandbox, so they deserve a look before anything runs them.
+ */
+function handoffNote(writes: readonly HandoffWrite[], scope: string): string {
+  const shown = writes.slice(0, 10).map((write) => {
+    const path = relative(scope, write.path);
+    return `${write.change} ${path === '' || path.startsWith('..') ? write.path : path}`;
+  });
+  const more =
+    writes.length > shown.length ? `, and ${String(writes.length - shown.length)} more` : '';
+  return `\n[ahma sandbox] hand-off files changed while this command ran (git, editors and Ahma run them later outside any sandbox; review them before that): ${shown.join(', ')}${more}\n`;
 }
 
 /** A last line saying why the command ended, when its output cannot (empty when it can). */

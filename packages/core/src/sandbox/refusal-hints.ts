@@ -66,12 +66,14 @@ export interface Refusal {
 }
 
 const ANY_REFUSAL =
-  /permission denied|operation not permitted|read-only file system|\bE(?:ACCES|PERM|ROFS)\b|os error (?:1|13|30)\b|\[Errno (?:1|13|30)\]/i;
-const EROFS = /read-only file system|\bEROFS\b|os error 30\b|\[Errno 30\]/i;
+  /permission denied|operation not permitted|read-only file system|device or resource busy|\bE(?:ACCES|PERM|ROFS|BUSY)\b|os error (?:1|13|16|30)\b|\[Errno (?:1|13|16|30)\]/i;
+/** A read-only mount, or renaming onto or over a mount point (EBUSY): only hand-off files here. */
+const EROFS =
+  /read-only file system|device or resource busy|\bE(?:ROFS|BUSY)\b|os error (?:16|30)\b|\[Errno (?:16|30)\]/i;
 const EPERM = /operation not permitted|\bEPERM\b|os error 1\b|\[Errno 1\]/i;
 /** The words of the error itself, where the path usually stands just before (`cat: /x: …`). */
 const ERROR_WORDS =
-  /: (?:permission denied|operation not permitted|read-only file system)\b|: \[Errno (?:1|13|30)\]/i;
+  /: (?:permission denied|operation not permitted|read-only file system|device or resource busy)\b|: \[Errno (?:1|13|16|30)\]/i;
 /** Rust's io::Error on a line of its own (cargo's `Caused by:`): the path is on a line above. */
 const BARE_RUST_ERROR =
   /^\s*(?:caused by:\s*)?(?:permission denied|operation not permitted|read-only file system) \(os error (?:1|13|30)\)\s*$/i;

@@ -109,6 +109,12 @@ describe('R7.13: refusals found in the output', () => {
       'write',
     ],
     ['EPERM', "touch: cannot touch '/opt/x': Operation not permitted", '/opt/x', 'write'],
+    [
+      'EBUSY (a rename onto a protected hand-off file: a mount point)',
+      'error: could not write config file .git/config: Device or resource busy',
+      '.git/config',
+      'write',
+    ],
   ];
   for (const [what, output, path, kind] of shapes) {
     it(`R7.13: ${what}`, () => {

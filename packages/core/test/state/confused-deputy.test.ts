@@ -73,7 +73,7 @@ describe('R7.6: nothing the server writes lives where a command can write', () =
       expect(result.output, attempt).toMatch(DENIED);
     }
     expect(await readdir(state.logDir)).toEqual([]);
-    expect((await readdir(state.serverDir)).sort()).toEqual(['output']);
+    expect((await readdir(state.serverDir)).sort()).toEqual(['args', 'output']);
     expect(existsSync(join(state.root, 'servers', 'evil'))).toBe(false);
     expect(existsSync(join(state.root, 'caches', 'evil'))).toBe(false);
     expect(await readFile(target, 'utf8')).toBe('untouched\n');

@@ -40,6 +40,10 @@ export function isolatedChildCommand(
   if (options.allowRead.length > 0) args.push('--allow-read', options.allowRead.join(','));
   if (options.denyRead.length > 0) args.push('--deny-read', options.denyRead.join(','));
   if (options.allowWrite.length > 0) args.push('--allow-write', options.allowWrite.join(','));
+  // R7.11: relative to each session's own scope, as to the server's.
+  if (options.allowHandoffWrites.length > 0) {
+    args.push('--allow-handoff-writes', options.allowHandoffWrites.join(','));
+  }
   if (options.logToStderr) args.push('--log-to-stderr');
   if (options.debug) args.push('--debug');
   return { file: node, args };
