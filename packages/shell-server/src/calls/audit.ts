@@ -1,5 +1,6 @@
 // NFR4.3: one audit line per execution, whichever way it was asked for (an MCP call, the one-shot
-// CLI): the argv that really ran (bounded, with a SHA-256 of the whole), where, and how it ended.
+// CLI): the argv that really ran (bounded, with a SHA-256 of the whole), where, how it ended, and
+// the trust hand-off files that changed while it ran (R7.11).
 import type { ExecutionResult } from '@ahma/core';
 import type { Logger } from 'pino';
 import { auditedArgv } from './audit-argv.js';
@@ -16,12 +17,15 @@ export interface AuditRecord {
   /** The argv that ran (core's commandArgv): `bash --noprofile --norc -c SCRIPT` for a script. */
   readonly argv: readonly string[];
   readonly cwd: string;
-  readonly result: Pick<ExecutionResult, 'status' | 'exitCode' | 'signal' | 'durationMs'>;
+  readonly result: Pick<ExecutionResult, 'status' | 'exitCode' | 'signal' | 'durationMs'> &
+    Partial<Pick<ExecutionResult, 'handoffWrites'>>;
 }
 
 export function audit(log: AuditLog, record: AuditRecord): void {
   const { result } = record;
-  log.logger.info(
+  // R7.11: a hand-off write is what the person must review: the line is a warning then.
+  const writes = result.handoffWrites ?? [];
+  log.logger[writes.length === 0 ? 'info' : 'warn'](
     {
       audit: {
         operation: record.operation,
@@ -33,6 +37,9 @@ export function audit(log: AuditLog, record: AuditRecord): void {
         exit_code: result.exitCode,
         signal: result.signal,
         duration_ms: Math.round(result.durationMs),
+        ...(writes.length === 0
+          ? {}
+          : { handoff_writes: writes.map((write) => `${write.change} ${write.path}`) }),
       },
     },
     'execution',

@@ -2,6 +2,7 @@
 // and in total, the elision is marked in place, and a SHA-256 of the full argv keeps the exact
 // command identifiable.
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { E2E, readLog, structured, type CommandResult, type Scope } from '../support/harness.js';
 
@@ -87,5 +88,27 @@ describe('audit line size (NFR4.3)', () => {
     const { audit } = await auditOf(scope, ok.operation_id);
     const argv = ['printf', '%s\\n', 'sync', '--value', 'small'];
     expect(audit).toMatchObject({ argv, argv_elided: false, argv_sha256: fingerprint(argv) });
+  });
+});
+
+describe('hand-off writes in the audit line (R7.11)', () => {
+  it('R7.11: a command that makes a hand-off file is audited as a warning naming it', async () => {
+    const scope = await e2e.scope();
+    const server = await e2e.inProcess(scope, ['--sync']);
+    const result = structured<CommandResult>(
+      await server.call('sandboxed_shell', { command: 'echo "{}" > .mcp.json' }),
+    );
+    expect(result.output).toContain('created .mcp.json');
+    await server.close();
+    const log = await readLog(scope);
+    const line = log.lines.find(
+      (entry) =>
+        entry['msg'] === 'execution' &&
+        (entry['audit'] as { operation: string }).operation === result.operation_id,
+    );
+    expect(line?.['level']).toBe(40);
+    expect((line?.['audit'] as Record<string, unknown>)['handoff_writes']).toEqual([
+      `created ${join(scope.dir, '.mcp.json')}`,
+    ]);
   });
 });
