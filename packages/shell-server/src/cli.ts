@@ -68,6 +68,11 @@ async function main(): Promise<number> {
   const settings = { options, env, cwd: process.cwd(), logger };
   try {
     if (options.toolName !== undefined) return await runOneShot(settings, out);
+    // R7.12: at --debug, the log starts with what the sandbox enforces on this machine (~1 s).
+    if (options.debug) {
+      const { logDoctorReport } = await import('./doctor/doctor.js');
+      await logDoctorReport({ options, env, logger });
+    }
     if (http) {
       // Loaded only for HTTP: stdio servers start often and need none of it.
       const { serveHttp } = await import('./transports/http/serve.js');

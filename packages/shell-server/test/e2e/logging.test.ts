@@ -167,6 +167,17 @@ describe('--debug', () => {
     );
     expect(debug.find((line) => line['msg'] === 'tools/call')).toMatchObject({ tool: 'e2e_sync' });
   });
+
+  it('R7.12: --debug starts the log with the doctor table: what the sandbox enforces here', async () => {
+    const scope = await e2e.scope();
+    const server = await e2e.server(scope, ['--debug']);
+    await server.close();
+    const log = await readLog(scope);
+    const doctor = log.lines.find((line) => String(line['msg']).startsWith('ahma-shell doctor'));
+    expect(doctor?.['level']).toBe(20);
+    expect(String(doctor?.['msg'])).toMatch(/writes outside the scope\s+enforced by kernel/);
+    expect(String(doctor?.['msg'])).toMatch(/reads of secrets\s+enforced by kernel/);
+  });
 });
 
 describe('--log-to-stderr', () => {
