@@ -222,8 +222,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const handoff =
     sandbox.handoff.mechanism === 'off'
       ? undefined
-      : new HandoffWatch(options.scope, options.allowHandoffWrites ?? [], () => {
-          if (sandbox.refreshHandoff()) renewPool('the hand-off files changed');
+      : new HandoffWatch({
+          scope: options.scope,
+          allow: options.allowHandoffWrites ?? [],
+          handoff: () => sandbox.handoff,
+          changed: () => {
+            if (sandbox.refreshHandoff()) renewPool('the hand-off files changed');
+          },
         });
   const executor = new Executor({
     sandbox,
@@ -280,6 +285,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       (closing ??= (async () => {
         // Cancel first: pooled commands are stopped through the zygote.
         await operations.shutdown();
+        handoff?.close();
         await Promise.all([pool, ...retired].map((each) => each?.close()));
         await swept;
         logs.clear();

@@ -302,6 +302,38 @@ function identity(stats: BigIntStats): string {
   return `${String(stats.mode)}:${String(stats.ino)}`;
 }
 
+/**
+ * Where a command can still make a hand-off file when the others are mounted read-only: the
+ * hand-off paths that do not exist (nothing was there to mount), and the pinned directories other
+ * than the scope and `.git`, in which a new one can appear (a submodule's git directory). A cheap
+ * stat of these after each command (probeState) tells whether anything needs a full snapshot.
+ */
+export function handoffProbes(
+  scope: string,
+  allow: readonly string[],
+  mounts: { readonly pin: readonly string[] },
+): string[] {
+  const allowed = allow.map(realpathLenient);
+  const absent = candidates(scope)
+    .map((candidate) => candidate.path)
+    .filter(
+      (path) => !allowed.some((dir) => isInside(path, dir)) && lstatOrUndefined(path) === undefined,
+    );
+  const realScope = realpathLenient(scope);
+  const busy = new Set([realScope, join(realScope, '.git')]);
+  return [...absent, ...mounts.pin.filter((dir) => !busy.has(dir))];
+}
+
+/** One line of what `paths` are now: each one's inode and change time, or `-` when absent. */
+export function probeState(paths: readonly string[]): string {
+  return paths
+    .map((path) => {
+      const stats = lstatOrUndefined(path);
+      return stats === undefined ? '-' : `${String(stats.ino)}:${String(stats.ctimeNs)}`;
+    })
+    .join(' ');
+}
+
 // ---- messages ----------------------------------------------------------------------------------
 
 /**
