@@ -11,18 +11,12 @@
 //   (snapshotHandoff(), handoffChanges()) and reported.
 //
 // --allow-handoff-writes PATH (absolute here) leaves a path writable and unwatched.
-import {
-  lstatSync,
-  mkdirSync,
-  opendirSync,
-  readFileSync,
-  realpathSync,
-  type BigIntStats,
-} from 'node:fs';
+import { lstatSync, mkdirSync, opendirSync, readFileSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import policyData from '../../policy/handoff.json' with { type: 'json' };
 import { isInside } from '../paths/inside.js';
+import { realPrefix, realpathOrUndefined } from '../paths/real-sync.js';
 import type { HandoffWrite } from '../process/execution-types.js';
 
 const relativePath = z
@@ -84,8 +78,8 @@ export function handoffMounts(
   writable: readonly string[],
   allow: readonly string[],
 ): HandoffMounts {
-  const allowed = allow.map(realpathLenient);
-  const realWritable = writable.map(realpathLenient);
+  const allowed = allow.map(realPrefix);
+  const realWritable = writable.map(realPrefix);
   const isWritable = (path: string) => realWritable.some((dir) => isInside(path, dir));
   const protect = new Set<string>();
   for (const candidate of candidates(scope)) {
@@ -116,7 +110,7 @@ export function handoffMounts(
  * exist and commands could write; a failure leaves it to detection.
  */
 export function makeMissingHooksDirectories(scope: string, writable: readonly string[]): void {
-  const realWritable = writable.map(realpathLenient);
+  const realWritable = writable.map(realPrefix);
   for (const gitDir of gitDirectories(scope)) {
     const real = realpathOrUndefined(gitDir);
     if (real === undefined || lstatOrUndefined(real)?.isDirectory() !== true) continue;
@@ -226,7 +220,7 @@ export type HandoffChange = HandoffWrite;
  * so is everything `allow` opens up. Synchronous lstat: it runs before and after each command.
  */
 export function snapshotHandoff(scope: string, allow: readonly string[]): HandoffSnapshot {
-  const allowed = allow.map(realpathLenient);
+  const allowed = allow.map(realPrefix);
   const entries = new Map<string, string>();
   const listed = new Set<string>();
   const roots = new Set<string>();
@@ -313,13 +307,13 @@ export function handoffProbes(
   allow: readonly string[],
   mounts: { readonly pin: readonly string[] },
 ): string[] {
-  const allowed = allow.map(realpathLenient);
+  const allowed = allow.map(realPrefix);
   const absent = candidates(scope)
     .map((candidate) => candidate.path)
     .filter(
       (path) => !allowed.some((dir) => isInside(path, dir)) && lstatOrUndefined(path) === undefined,
     );
-  const realScope = realpathLenient(scope);
+  const realScope = realPrefix(scope);
   const busy = new Set([realScope, join(realScope, '.git')]);
   return [...absent, ...mounts.pin.filter((dir) => !busy.has(dir))];
 }
@@ -343,11 +337,11 @@ export function probeState(paths: readonly string[]): string {
  */
 export function describeHandoff(path: string, scope: string): string | undefined {
   const target = resolve(path);
-  const realTarget = realpathLenient(target);
+  const realTarget = realPrefix(target);
   for (const candidate of candidates(scope)) {
     const real = realpathOrUndefined(candidate.path);
     const inside = (dir: string) =>
-      isInside(target, dir) || isInside(realTarget, dir) || isInside(target, realpathLenient(dir));
+      isInside(target, dir) || isInside(realTarget, dir) || isInside(target, realPrefix(dir));
     if (!inside(candidate.path) && (real === undefined || !inside(real))) continue;
     const shown = display(target, scope);
     const flag = `--allow-handoff-writes ${display(candidate.path, scope)}`;
@@ -377,23 +371,6 @@ function lstatOrUndefined(path: string): BigIntStats | undefined {
   } catch {
     return undefined;
   }
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The real path of the longest existing prefix, with the rest appended (for paths to be). */
-function realpathLenient(path: string): string {
-  const absolute = resolve(path);
-  const real = realpathOrUndefined(absolute);
-  if (real !== undefined) return real;
-  const parent = dirname(absolute);
-  return parent === absolute ? absolute : join(realpathLenient(parent), basename(absolute));
 }
 
 /**

@@ -3,11 +3,12 @@
 // except the denied one, and, on the way down to it, the directories themselves for listing only
 // (docs/decisions/0002-confined-reads.md). The cover is computed once per server, on real paths,
 // and handed to the helper as --read / --list / --rw rules.
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import policyData from '../../policy/sandbox.json' with { type: 'json' };
 import { isInside } from '../paths/inside.js';
+import { realPrefix, realpathOrUndefined } from '../paths/real-sync.js';
 
 /** One entry of a deny list: a path (its last component may be a glob) and what stays readable. */
 export interface DenyEntry {
@@ -87,7 +88,7 @@ export function expandHome(path: string, home: string | undefined): string | und
 
 /** The deny entry that denies `path` (as spelled, or really), or undefined when none does. */
 export function deniedBy(denies: readonly DenyEntry[], path: string): DenyEntry | undefined {
-  const spellings = new Set([resolve(path), realOrSelf(path)]);
+  const spellings = new Set([resolve(path), realPrefix(path)]);
   for (const spelling of spellings) {
     // The path itself, or a directory it lies in, matches an entry.
     for (let at = spelling; ; at = dirname(at)) {
@@ -109,7 +110,7 @@ export function deniedBy(denies: readonly DenyEntry[], path: string): DenyEntry 
 export function coverRules(policy: ReadPolicy): Rule[] {
   const denies = withRealPaths(policy.denies);
   const grants = policy.grants.flatMap((grant) => {
-    const path = realOrUndefined(grant.path);
+    const path = realpathOrUndefined(grant.path);
     return path === undefined ? [] : [{ path, access: grant.access }];
   });
   const rules = new Map<string, Rule['access']>();
@@ -162,7 +163,8 @@ function matches(deny: DenyEntry, path: string): boolean {
   if (dirname(path) !== dirname(deny.path)) return false;
   const name = basename(path);
   return (
-    glob(basename(deny.path)).test(name) && !deny.except.some((except) => glob(except).test(name))
+    nameGlob(basename(deny.path)).test(name) &&
+    !deny.except.some((except) => nameGlob(except).test(name))
   );
 }
 
@@ -171,10 +173,10 @@ function withRealPaths(denies: readonly DenyEntry[]): DenyEntry[] {
   const all: DenyEntry[] = [];
   for (const deny of denies) {
     all.push(deny);
-    const dir = realOrSelf(dirname(deny.path));
+    const dir = realPrefix(dirname(deny.path));
     const name = basename(deny.path);
     const literal = !/[*?]/.test(name);
-    const real = literal ? realOrSelf(join(dir, name)) : join(dir, name);
+    const real = literal ? realPrefix(join(dir, name)) : join(dir, name);
     if (real !== deny.path) all.push({ ...deny, path: real });
   }
   return all;
@@ -186,8 +188,8 @@ function rank(access: Rule['access']): number {
 
 const globs = new Map<string, RegExp>();
 
-/** `*` any run, `?` one character, the rest literal; the whole name must match. */
-function glob(pattern: string): RegExp {
+/** A deny list glob over one name: `*` any run, `?` one character, the rest literal, all of it. */
+export function nameGlob(pattern: string): RegExp {
   let regex = globs.get(pattern);
   if (regex === undefined) {
     const body = pattern
@@ -200,16 +202,4 @@ function glob(pattern: string): RegExp {
     globs.set(pattern, regex);
   }
   return regex;
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function realOrSelf(path: string): string {
-  return realOrUndefined(path) ?? resolve(path);
 }

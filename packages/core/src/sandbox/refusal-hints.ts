@@ -8,9 +8,10 @@
 // Landlock refuses with EACCES and never refuses stat, access or a walk through a directory;
 // Seatbelt (macOS) refuses writes with EPERM and allows every read. EROFS comes from a read-only
 // mount: only the hand-off protection can explain it.
-import { lstatSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isInside } from '../paths/inside.js';
+import { realPrefix } from '../paths/real-sync.js';
 import {
   deniedBy,
   PRIVATE_STATE_LIST,
@@ -215,7 +216,7 @@ export function refusalHints(output: string, context: RefusalContext): string[] 
     if (hints.length >= MAX_HINTS) break;
     const absolute = absolutePath(refusal.path, context);
     if (absolute === undefined) continue;
-    const real = realPathLenient(absolute);
+    const real = realPrefix(absolute);
     if (seen.has(real)) continue;
     seen.add(real);
     const hint = explain(refusal, absolute, real, context);
@@ -297,8 +298,8 @@ function writeHint(shown: string, context: RefusalContext): string {
 /** The writable paths by what they are: the scope, the temp directory, the caches, the others. */
 function describeWritable(context: RefusalContext): string {
   const { scope, writable, cacheRoot } = context.sandbox;
-  const temp = context.tempDir === undefined ? undefined : realPathLenient(context.tempDir);
-  const realScope = realPathLenient(scope);
+  const temp = context.tempDir === undefined ? undefined : realPrefix(context.tempDir);
+  const realScope = realPrefix(scope);
   const named = writable.flatMap((path) => {
     if (path === realScope || path === scope) return [`the scope ${display(scope, context.home)}`];
     if (path === cacheRoot) return [];
@@ -334,7 +335,7 @@ const realGrants = new WeakMap<Grant, string>();
 function realGrant(grant: Grant): string {
   let real = realGrants.get(grant);
   if (real === undefined) {
-    real = realPathLenient(grant.path);
+    real = realPrefix(grant.path);
     realGrants.set(grant, real);
   }
   return real;
@@ -348,19 +349,6 @@ function absolutePath(path: string, context: RefusalContext): string | undefined
   }
   if (path.startsWith('~')) return undefined; // another user's HOME: not resolvable here
   return resolve(context.cwd, path);
-}
-
-/** The real path of the longest existing part of `path`, with the rest appended. */
-function realPathLenient(path: string): string {
-  const rest: string[] = [];
-  for (let at = resolve(path); ; at = dirname(at)) {
-    try {
-      return join(realpathSync(at), ...rest.reverse());
-    } catch {
-      if (at === dirname(at)) return resolve(path);
-      rest.push(basename(at));
-    }
-  }
 }
 
 /** True or false when the server can tell whether `path` exists; undefined when it cannot. */

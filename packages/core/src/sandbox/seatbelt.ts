@@ -10,11 +10,11 @@
 // A glob entry (`~/.ssh/*`) needs a regex, whose text cannot come from a parameter: its directory
 // is regex-escaped completely, and a path holding a character that cannot be written safely in a
 // #"…" string (a quote, a backslash, a control character) is refused.
-import { realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
-import type { DenyEntry } from './read-policy.js';
+import { realPrefix } from '../paths/real-sync.js';
+import { nameGlob, type DenyEntry } from './read-policy.js';
 
 /** The sandbox-exec binary on every macOS. */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
@@ -160,7 +160,7 @@ function readDenyRules(
     const name = basename(path);
     if (dir === path) continue; // a deny of "/" would stop every command: never inside a grant
     const glob = /[*?]/.test(name);
-    if (!glob && deny.except.some((except) => globRegExp(except).test(name))) continue;
+    if (!glob && deny.except.some((except) => nameGlob(except).test(name))) continue;
     // The paths left readable inside this one: beneath an entry the glob matches, or the path.
     const inside = kept.filter((keep) =>
       glob ? beneathMatch(dir, keep.path, deny) : isInside(keep.path, path),
@@ -205,8 +205,8 @@ function readDenyRules(
 function beneathMatch(dir: string, path: string, deny: DenyEntry): boolean {
   if (!isInside(path, dir) || path === dir) return false;
   const [first = ''] = relative(dir, path).split(sep);
-  const excepted = deny.except.some((except) => globRegExp(except).test(first));
-  return globRegExp(basename(deny.path)).test(first) && !excepted;
+  const excepted = deny.except.some((except) => nameGlob(except).test(first));
+  return nameGlob(basename(deny.path)).test(first) && !excepted;
 }
 
 /**
@@ -249,44 +249,16 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]]/g, '\\$&');
 }
 
-const globs = new Map<string, RegExp>();
-
-/** A deny list glob (`*` any run, `?` one character) as a JS regex over one name. */
-function globRegExp(pattern: string): RegExp {
-  let regex = globs.get(pattern);
-  if (regex === undefined) {
-    const body = [...pattern]
-      .map((char) =>
-        char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.+()[\]{}|]/g, '\\$&'),
-      )
-      .join('');
-    regex = new RegExp(`^${body}$`, 's');
-    globs.set(pattern, regex);
-  }
-  return regex;
-}
-
 /** `path` as given, with its links resolved, and each under /private when it is /tmp, /var, /etc. */
 function spellings(path: string): string[] {
   const given = resolve(path);
-  return [...new Set([given, realSpelling(given)].flatMap((p) => [p, underPrivate(p)]))];
+  return [...new Set([given, realPrefix(given)].flatMap((p) => [p, underPrivate(p)]))];
 }
 
 /** The macOS real path of /tmp, /var and /etc (links to /private/…), by name. */
 function underPrivate(path: string): string {
   const top = ['/tmp', '/var', '/etc'].find((dir) => isInside(path, dir));
   return top === undefined ? path : `/private${path}`;
-}
-
-/** `path` with the links on the way resolved, as far as it exists. */
-function realSpelling(path: string): string {
-  for (let at = path; ; at = dirname(at)) {
-    try {
-      return join(realpathSync(at), relative(at, path));
-    } catch {
-      if (at === dirname(at)) return path;
-    }
-  }
 }
 
 /** The -D parameters of one profile: a name per (prefix, value), each passed once. */
