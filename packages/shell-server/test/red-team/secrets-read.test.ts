@@ -93,6 +93,25 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(output).toContain('id_ed25519 id_ed25519.pub');
   });
 
+  it('R7.10: ordinary work still runs under the default policy: git, npm install (offline), python3 -m venv', async () => {
+    const result = await server().sh(
+      [
+        'set -e',
+        'git init -q work && cd work && echo hi > a && git add a',
+        'git -c user.name=rt -c user.email=rt@example.org commit -qm one && echo GIT-OK',
+        'mkdir -p dep app && echo \'{"name":"dep","version":"1.0.0"}\' > dep/package.json',
+        'echo \'{"name":"app","version":"1.0.0","dependencies":{"dep":"file:../dep"}}\' > app/package.json',
+        '(cd app && npm install --offline --no-audit --no-fund >/dev/null && test -e node_modules/dep && echo NPM-OK)',
+        'python3 -m venv --without-pip .venv && .venv/bin/python -c "print(\'VENV-OK\')"',
+      ].join('\n'),
+      { timeout_seconds: 120 },
+    );
+    expect(result.output).toContain('GIT-OK');
+    expect(result.output).toContain('NPM-OK');
+    expect(result.output).toContain('VENV-OK');
+    expect(result.exit_code, result.output).toBe(0);
+  });
+
   it("R7.10: another operation's full output log cannot be read", async () => {
     // Output past the result's limit is kept whole in a log in the private state, named in the
     // result: the marker line is the secret here.
