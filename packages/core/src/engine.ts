@@ -22,6 +22,7 @@ import { defaultHelperPath } from './sandbox/helper-binary.js';
 import { describeHandoff } from './sandbox/handoff.js';
 import { HandoffWatch } from './sandbox/handoff-watch.js';
 import { checkInstallLocation } from './sandbox/install-check.js';
+import { npmrcForCommands } from './sandbox/npmrc.js';
 import { prepareGrants } from './sandbox/profiles.js';
 import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
 import { LogStore } from './state/log-store.js';
@@ -183,7 +184,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   }
   // R7.9: what commands may not see. Only grows (denyEnv); `env` is read at every spawn.
   let deny: readonly string[] = options.envDeny ?? [];
-  let env = commandEnvironment(baseEnv, sandbox.cacheRoot, deny);
+  // R7.10: npm's settings without the tokens, ~/.npmrc itself being denied.
+  const npmrc = npmrcForCommands(baseEnv, home, sandbox.policy.denies, sandbox.cacheRoot);
+  const environment = () => ({
+    ...commandEnvironment(baseEnv, sandbox.cacheRoot, deny),
+    ...npmrc,
+  });
+  let env = environment();
   // Cache directories are written by commands: emptied by a remover confined to each.
   const removeCache = (dir: string) =>
     removeConfined(
@@ -271,7 +278,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       const added = entries.filter((entry) => !deny.includes(entry));
       if (added.length === 0) return false;
       deny = [...deny, ...added];
-      const next = commandEnvironment(baseEnv, sandbox.cacheRoot, deny);
+      const next = environment();
       // Entries only remove: the same number of variables is the same environment.
       if (Object.keys(next).length === Object.keys(env).length) return false;
       env = next;
