@@ -31,8 +31,10 @@ async function add(server: Server, command: Record<string, unknown>) {
 }
 
 describe.each(IDENTITIES)('as $name', (identity) => {
+  // .ahma is a hand-off path (R7.11), read-only to commands by default; these attacks are on the
+  // server's own writes, which must hold even where the operator opened .ahma to commands.
   const { seat, server: current } = confined(file, identity, {
-    args: ['--registry'],
+    args: ['--registry', '--allow-handoff-writes', '.ahma'],
     perTest: true,
   });
   // Each test starts on a scope without registry files: the attacks leave links behind.
@@ -103,6 +105,23 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     const exported = await server.call('export_config', {});
     expect(exported.isError).toBe(true);
     expect(await treeState(seat().outside)).toEqual(before);
+  });
+
+  it('R7.11: by default the registry directory is a hand-off path: a command cannot move it away, nor write the registry', async () => {
+    const server = await seat().server(['--registry']);
+    try {
+      await add(server, { name: 'first', exec: '/bin/true', description: 'first' });
+      const swap = await server.sh(
+        `mv .ahma .ahma-moved && ln -s ${seat().outside} .ahma && echo swapped; echo '{}' > .ahma/registry.json && echo written`,
+      );
+      expect(swap.output).not.toContain('swapped');
+      expect(swap.output).not.toContain('written');
+      // The agent still registers through the server, which writes it itself.
+      const second = await add(server, { name: 'second', exec: '/bin/true', description: 'x' });
+      expect(second.isError, textOf(second)).not.toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 
   it('R7.6: the registry directory exchanged with a symlink to outside, again and again, while the agent registers and exports: the server never writes outside', async () => {
