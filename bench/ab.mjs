@@ -3,6 +3,7 @@
 // change is measured against the same noise (machines here vary by ±50% within minutes).
 //
 //   pnpm build && node bench/ab.mjs OTHER_CHECKOUT [--n 400] [--burst 3000] [--rounds 3] [--http]
+//                                                   [--project]
 //
 // OTHER_CHECKOUT: e.g. `git worktree add /tmp/before REV && (cd /tmp/before && pnpm install &&
 // pnpm build)`. Both servers run `ahma-shell --sync` and get `sandboxed_shell {"command":"echo
@@ -18,10 +19,14 @@
 // (bench/servers.mjs reads it and every request carries it); a build without authentication
 // names none and gets no header. The bursts stay stdio only.
 //
+// --project: the scope is a git repository with .vscode/tasks.json and .ahma/tools, as a real
+// project is, so a build that protects hand-off files (issue 24) has them to protect and watch.
+//
 // Every server gets TMPDIR in the benchmark's own directory (under /var/tmp): Ahma refuses to start
 // when its code lies where sandboxed commands can write, and the temp directory is writable, so a
 // checkout under /tmp (e.g. /tmp/before) would not start with TMPDIR unset.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +41,7 @@ const args = process.argv.slice(2);
 const other = args[0];
 if (other === undefined || other.startsWith('--')) {
   process.stderr.write(
-    'usage: node bench/ab.mjs OTHER_CHECKOUT [--n 400] [--burst 3000] [--rounds 3] [--http]\n',
+    'usage: node bench/ab.mjs OTHER_CHECKOUT [--n 400] [--burst 3000] [--rounds 3] [--http] [--project]\n',
   );
   process.exit(2);
 }
@@ -53,6 +58,12 @@ const scope = join(root, 'scope');
 const tmp = join(root, 'tmp');
 mkdirSync(scope);
 mkdirSync(tmp);
+if (args.includes('--project')) {
+  execFileSync('git', ['init', '-q', scope]);
+  mkdirSync(join(scope, '.vscode'));
+  writeFileSync(join(scope, '.vscode', 'tasks.json'), '{"version":"2.0.0","tasks":[]}\n');
+  mkdirSync(join(scope, '.ahma', 'tools'), { recursive: true });
+}
 const builds = {
   [resolve(other)]: resolve(other),
   this: join(dirname(fileURLToPath(import.meta.url)), '..'),

@@ -3,7 +3,7 @@
 // fallback to running unconfined.
 import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve as resolvePath } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
@@ -148,7 +148,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         : "running as root: commands hold no capabilities, but root's own files outside the scope can still have their mode, times and extended attributes changed (Landlock does not cover these calls); run as an ordinary user instead",
     );
   }
-  const policy = readPolicy(options, writable, warnings);
+  const policy = readPolicy(options, writable, helperPath, warnings);
   const rules = platform === 'linux' && options.disabled !== true ? coverRules(policy) : [];
   const base = {
     scope: options.scope,
@@ -312,6 +312,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 function readPolicy(
   options: SandboxOptions,
   writable: readonly string[],
+  helperPath: string,
   warnings: string[],
 ): ReadPolicy {
   const home = options.home !== undefined && options.home !== '' ? options.home : undefined;
@@ -336,6 +337,8 @@ function readPolicy(
     // Names stay listable everywhere (contents do not): `ls /`, and the way down to a denied file.
     { path: '/', access: 'list' },
     ...broad.map((path) => ({ path, access: 'read' as const })),
+    // The helper's directory: the pool's template shell loads its builtin (ahma-unit.so) from it.
+    { path: dirname(helperPath), access: 'read' },
     ...(options.extraReadable ?? []).map((path) => ({ path, access: 'read' as const })),
     ...writable.map((path) => ({ path, access: 'write' as const })),
   ];

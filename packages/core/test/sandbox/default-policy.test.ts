@@ -17,6 +17,8 @@ const has = (program: string) => {
 
 let own: EngineFixture;
 let engine: Engine;
+/** What the engine logged as trouble (the pool's: a template shell that failed to start). */
+const warnings: string[] = [];
 
 const works = async (script: string, marker: string) => {
   const result = await engine.executor.run({
@@ -32,12 +34,26 @@ describe.runIf(process.platform === 'linux')(
   'R7.10: the default policy leaves ordinary work running',
   () => {
     beforeAll(async () => {
-      own = await engineFixture({ noShellPool: false });
+      const logger = {
+        info: () => undefined,
+        warn: (message: string) => warnings.push(message),
+      };
+      own = await engineFixture({ noShellPool: false, logger });
       engine = own.engine;
     }, 60_000);
 
     afterAll(async () => {
       await own.dispose();
+    });
+
+    it("R7.10: a script runs in a copy of the pool's template shell, which loads its builtin from the helper's directory", async () => {
+      const result = await engine.executor.run({
+        command: { kind: 'shell', script: 'echo "template:$$"' },
+        cwd: own.scope,
+        logName: 'default-policy',
+      });
+      expect(result.output).toMatch(/^template:\d+$/m);
+      expect(warnings.join('\n')).not.toMatch(/template shell|ahma-unit\.so/);
     });
 
     it('R7.10: git init, add, commit and status', async () => {
