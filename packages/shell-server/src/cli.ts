@@ -17,7 +17,7 @@ async function main(): Promise<number> {
   // `ahma-shell doctor [server options] [--json]` (R7.12): what the sandbox enforces here.
   if (argv[0] === 'doctor') {
     const { doctorCommand } = await import('./doctor/command.js');
-    return doctorCommand(argv.slice(1), process.env, out);
+    return doctorCommand(argv.slice(1), process.env, process.cwd(), out);
   }
   const parsed = parseCommandLine(argv, process.env);
   switch (parsed.kind) {
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     // R7.12: at --debug, the log starts with what the sandbox enforces on this machine (~1 s).
     if (options.debug) {
       const { logDoctorReport } = await import('./doctor/doctor.js');
-      await logDoctorReport({ options, env, logger });
+      await logDoctorReport({ options, env, cwd: settings.cwd, logger });
     }
     if (http) {
       // Loaded only for HTTP: stdio servers start often and need none of it.

@@ -66,17 +66,6 @@ export const AHMA_SECRET_VARIABLES: readonly string[] = [
   'AHMA_OAUTH_CLIENT_SECRET',
 ];
 
-/** --http-token-file and AHMA_HTTP_CLIENT_TOKEN_PATH, as absolute paths, when given. */
-function secretFiles(
-  options: ServerOptions,
-  env: Readonly<Record<string, string | undefined>>,
-  cwd: string,
-): string[] {
-  return [options.httpTokenFile, env[TOKEN_PATH_VARIABLE]]
-    .filter((path): path is string => path !== undefined && path !== '')
-    .map((path) => resolve(cwd, path));
-}
-
 /** The bundled catalog: `tools/` at the repository root (dist/ and src/ are at the same depth). */
 export function catalogDirectory(): string {
   return fileURLToPath(new URL('../../../tools', import.meta.url));
@@ -92,6 +81,56 @@ export function ahmaShellBin(): string {
   return join(packageDirectory(), 'bin', 'ahma-shell.js');
 }
 
+// ---- the sandbox the options ask for (the server's, and the doctor's on its own scope) --------
+
+export type EngineOptions = Parameters<typeof createEngine>[0];
+
+export interface SandboxSettings {
+  readonly options: ServerOptions;
+  readonly env: Environment;
+  /** Where relative paths of the command line are resolved from. */
+  readonly cwd: string;
+  readonly scope: string;
+  /** The toolchain profiles in force: --profile's, and those of the bundles given to --tools. */
+  readonly profiles: readonly string[];
+}
+
+/**
+ * R7.6, R7.9–R7.14: confinement, capabilities, warm shells, the state root, the check of where the
+ * code lies, the variables commands never see, what they may read and write besides the scope,
+ * and which hand-off files they may write.
+ */
+export function sandboxEngineOptions(settings: SandboxSettings): EngineOptions {
+  const { options, env, cwd, scope } = settings;
+  return {
+    scope,
+    env,
+    envDeny: [...AHMA_SECRET_VARIABLES, ...options.envDeny],
+    profiles: settings.profiles,
+    extraReadable: options.allowRead,
+    extraWritable: options.allowWrite,
+    allowHandoffWrites: options.allowHandoffWrites.map((path) => resolve(scope, path)),
+    // R7.10: Ahma's secret files wherever they were named (those in its private state are denied
+    // anyway): the HTTP token file and the OAuth token store.
+    denyRead: [...options.denyRead, ...secretFiles(options, env, cwd)],
+    noSandbox: options.noSandbox,
+    keepCapabilities: options.keepCapabilities,
+    noShellPool: options.noShellPool,
+    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+    // R7.6: the engine refuses to start when this code (the server, every dependency it resolves,
+    // @ahma/core with the helper) lies where commands can write; the helper and node are added.
+    // Unconfined commands can write anywhere: nothing to check, and no start-up time to spend.
+    ...(options.noSandbox ? {} : { codePaths: packageClosure(packageDirectory()) }),
+  };
+}
+
+/** --http-token-file and AHMA_HTTP_CLIENT_TOKEN_PATH, as absolute paths, when given. */
+function secretFiles(options: ServerOptions, env: Environment, cwd: string): string[] {
+  return [options.httpTokenFile, env[TOKEN_PATH_VARIABLE]]
+    .filter((path): path is string => path !== undefined && path !== '')
+    .map((path) => resolve(cwd, path));
+}
+
 export async function createRuntime(settings: RuntimeSettings): Promise<Runtime> {
   const { options, env, logger } = settings;
   const scope = await resolveSandboxScope({ scope: options.sandboxScope, env, cwd: settings.cwd });
@@ -105,26 +144,11 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const profiles = [
     ...new Set([...options.profiles, ...(await bundleProfiles(options.tools, logger))]),
   ];
+  const sandbox = sandboxEngineOptions({ options, env, cwd: settings.cwd, scope, profiles });
   const engine = await createEngine({
-    scope,
-    env,
-    envDeny: [...AHMA_SECRET_VARIABLES, ...options.envDeny, ...livelogKeys],
-    profiles,
-    extraReadable: options.allowRead,
-    extraWritable: options.allowWrite,
-    allowHandoffWrites: options.allowHandoffWrites.map((path) => resolve(scope, path)),
-    // R7.10: Ahma's secret files wherever they were named (those in its private state are denied
-    // anyway): the HTTP token file and the OAuth token store.
-    denyRead: [...options.denyRead, ...secretFiles(options, env, settings.cwd)],
-    noSandbox: options.noSandbox,
-    keepCapabilities: options.keepCapabilities,
-    noShellPool: options.noShellPool,
+    ...sandbox,
+    envDeny: [...(sandbox.envDeny ?? []), ...livelogKeys],
     logger,
-    ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
-    // R7.6: the engine refuses to start when this code (the server, every dependency it resolves,
-    // @ahma/core with the helper) lies where commands can write; the helper and node are added.
-    // Unconfined commands can write anywhere: nothing to check, and no start-up time to spend.
-    ...(options.noSandbox ? {} : { codePaths: packageClosure(packageDirectory()) }),
     onListenerError: (error) => logger.error({ err: error }, 'completion listener failed'),
   });
   for (const warning of engine.sandbox.warnings) logger.warn(warning);

@@ -29,6 +29,7 @@ export interface DoctorOutput {
 export async function doctorCommand(
   argv: readonly string[],
   env: Environment,
+  cwd: string,
   out: DoctorOutput,
 ): Promise<number> {
   const json = argv.includes('--json');
@@ -56,7 +57,12 @@ export async function doctorCommand(
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const report = await runDoctor({ options: parsed.options, env, signal: controller.signal });
+    const report = await runDoctor({
+      options: parsed.options,
+      env,
+      cwd,
+      signal: controller.signal,
+    });
     out.stdout(json ? reportJson(report) : formatReport(report));
     return exitCodeOf(report);
   } catch (error) {

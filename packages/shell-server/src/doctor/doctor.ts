@@ -5,9 +5,8 @@
 import { createEngine, type Engine, type Logger as CoreLogger } from '@ahma/core';
 import type { Logger } from 'pino';
 import type { ServerOptions } from '../options.js';
-import type { Environment } from '../runtime.js';
+import { sandboxEngineOptions, type Environment } from '../runtime.js';
 import { checkCredentialPaths } from './credential-paths.js';
-import { doctorEngineOptions } from './engine-options.js';
 import { machine, userNamespaces } from './host.js';
 import {
   exitCodeOf,
@@ -27,6 +26,8 @@ export interface DoctorSettings {
   readonly options: ServerOptions;
   /** The server's environment (HOME, TMPDIR, XDG_STATE_HOME decide the policy and the state). */
   readonly env: Environment;
+  /** Where relative paths of the options are resolved from. */
+  readonly cwd: string;
   /** Where the engine reports trouble it handles on its own (the warm shells'); silent if none. */
   readonly logger?: CoreLogger | undefined;
   /** Stops the probes (the workspace and the engine are still removed). */
@@ -45,16 +46,21 @@ export async function runDoctor(settings: DoctorSettings): Promise<DoctorReport>
   let engine: Engine | undefined;
   try {
     try {
-      engine = await createEngine(
-        doctorEngineOptions({
-          options: settings.options,
-          env: settings.env,
-          scope: workspace.scope,
-          readable: workspace.outside,
-          secret: workspace.secretFile,
-          logger: settings.logger,
-        }),
-      );
+      // The server's sandbox (the profiles of --tools bundles aside) on the doctor's own scope,
+      // plus the probe's planted secret: a file beside a readable one that a deny must hide.
+      const sandbox = sandboxEngineOptions({
+        options: settings.options,
+        env: settings.env,
+        cwd: settings.cwd,
+        scope: workspace.scope,
+        profiles: settings.options.profiles,
+      });
+      engine = await createEngine({
+        ...sandbox,
+        extraReadable: [...(sandbox.extraReadable ?? []), workspace.outside],
+        denyRead: [...(sandbox.denyRead ?? []), workspace.secretFile],
+        ...(settings.logger === undefined ? {} : { logger: settings.logger }),
+      });
     } catch (error) {
       return unmeasured(where, `the sandbox did not start: ${message(error)}`);
     }
@@ -131,6 +137,7 @@ function message(error: unknown): string {
 export async function logDoctorReport(settings: {
   readonly options: ServerOptions;
   readonly env: Environment;
+  readonly cwd: string;
   readonly logger: Logger;
 }): Promise<DoctorReport | undefined> {
   try {

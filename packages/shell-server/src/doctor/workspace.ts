@@ -12,7 +12,7 @@ export interface Workspace {
   readonly base: string;
   /** The doctor's sandbox scope. */
   readonly scope: string;
-  /** Outside the scope; granted for reading (see engine-options.ts). */
+  /** Outside the scope; granted for reading (doctor.ts), so a denial in it is a deny's doing. */
   readonly outside: string;
   /** A file in `outside` commands may read: the control of the secret's probe. */
   readonly publicFile: string;
