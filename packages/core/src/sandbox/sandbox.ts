@@ -144,7 +144,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (process.getuid?.() === 0) {
     warnings.push(
       options.keepCapabilities === true
-        ? "running as root with --keep-capabilities: commands hold root's capabilities (they can change any file's owner and mode, read any file); run as an ordinary user instead"
+        ? "running as root with --keep-capabilities: commands hold root's capabilities (they can change any file's owner and mode, and read the server's /proc/<pid>/environ; Landlock still confines their reads and writes of files); run as an ordinary user instead"
         : "running as root: commands hold no capabilities, but root's own files outside the scope can still have their mode, times and extended attributes changed (Landlock does not cover these calls); run as an ordinary user instead",
     );
   }
