@@ -25,9 +25,9 @@
  *   ahma-sandbox --peer-cred
  *       prints "UID GID PID" of the peer of the unix socket connection on descriptor 3 (SO_PEERCRED,
  *       for ahma-shell --http-socket; see peercred.c) and exits 0; 125 when there is none.
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--protect PATH]... [--pin PATH]... [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--protect PATH]... [--pin PATH]... [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --
  *
  * --protect PATH / --pin PATH (R7.11, handoff.c): in a mount namespace of the helper's own, PATH is
@@ -88,10 +88,10 @@
 
 static void usage(FILE *out) {
     fputs("usage: " PROG " --probe\n"
-          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network]\n"
           "                    [--allow-unix-sockets] [--unconfined] [--protect PATH]... [--pin PATH]...\n"
           "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]\n"
-          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network]\n"
           "                    [--allow-unix-sockets] [--unconfined] [--protect PATH]... [--pin PATH]...\n"
           "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --\n",
           out);
@@ -163,6 +163,8 @@ int main(int argc, char **argv) {
                 paths.list[paths.nlist++] = argv[++i];
         } else if (strcmp(arg, "--read-all") == 0) {
             paths.read_all = 1;
+        } else if (strcmp(arg, "--no-network") == 0) {
+            paths.no_network = 1;
         } else if (strcmp(arg, "--protect") == 0 || strcmp(arg, "--pin") == 0) {
             /* Checked when bound (handoff.c): skipped when gone, refused when not real. */
             if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
@@ -263,7 +265,7 @@ int main(int argc, char **argv) {
             if (getppid() != original_parent) die(EXIT_HELPER, "the parent process exited");
         }
         apply_landlock(&paths);
-        apply_seccomp(allow_unix_sockets);
+        apply_seccomp(allow_unix_sockets, paths.no_network);
         /* The capabilities of our own user namespace are never kept: they would rule its mounts. */
         if (!keep_capabilities || user_namespace) drop_capabilities();
     }

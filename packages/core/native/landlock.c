@@ -52,6 +52,9 @@
 #define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 
+#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 
@@ -66,7 +69,7 @@ static int confined_abi = -1;
 
 struct ll_ruleset_attr {
     uint64_t handled_access_fs;
-    uint64_t handled_access_net; /* ABI 4; network is deliberately not handled */
+    uint64_t handled_access_net; /* ABI 4; handled only for --no-network, with no rule */
     uint64_t scoped;             /* ABI 6 */
 };
 
@@ -205,6 +208,8 @@ void apply_landlock(const struct landlock_paths *paths) {
     uint64_t handled = handled_fs_rights(abi);
     struct ll_ruleset_attr attr = {.handled_access_fs = handled};
     if (abi >= 6) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+    /* --no-network: TCP handled and granted nowhere (seccomp refuses the sockets already). */
+    if (paths->no_network && abi >= 4) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 
     /* Sizes beyond what an older kernel knows are accepted as long as the extra fields are 0. */
     int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);

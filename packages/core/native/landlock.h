@@ -21,6 +21,7 @@ struct landlock_paths {
     const char **list; /* reading directories beneath (the way down to a denied path) */
     size_t nlist;
     int read_all;      /* read and execute everywhere but /dev */
+    int no_network;    /* no TCP bind or connect at all (ABI >= 4; seccomp refuses the sockets) */
 };
 
 /*

@@ -79,6 +79,7 @@ enum check {
     ALWAYS,   /* every call */
     ARG_IS,   /* (low word of args[arg] & mask) == value */
     ARG_HAS,  /* (low word of args[arg] & mask) != 0 */
+    ARG_NOT,  /* (low word of args[arg] & mask) != value */
 };
 
 struct rule {
@@ -183,6 +184,13 @@ static const struct rule deny_list[] = {
  */
 static const struct rule unix_socket_rule = {SYS_socket, ARG_IS, 0, 0xffffffffU, AF_UNIX, EACCES};
 
+/*
+ * --no-network (the server's --network none): a socket of any family but AF_UNIX fails with
+ * EACCES — TCP and UDP of both IP versions, raw and packet sockets, netlink. (AF_UNIX itself is
+ * refused too unless unix sockets are allowed; socketpair() stays.)
+ */
+static const struct rule network_socket_rule = {SYS_socket, ARG_NOT, 0, 0xffffffffU, AF_UNIX, EACCES};
+
 #define MAX_FILTER 512
 struct program {
     struct sock_filter insn[MAX_FILTER];
@@ -223,6 +231,14 @@ static void emit_rule(struct program *p, const struct rule *r) {
         emit(p, ret_errno(r->err));
         emit(p, load_nr);
         return;
+    case ARG_NOT: /* nr? load arg, mask, compare: equal goes on, else fail */
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 5));
+        emit(p, load_arg(r->arg));
+        emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, r->mask));
+        emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->value, 1, 0));
+        emit(p, ret_errno(r->err));
+        emit(p, load_nr);
+        return;
     case ARG_HAS:
         emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 4));
         emit(p, load_arg(r->arg));
@@ -233,7 +249,7 @@ static void emit_rule(struct program *p, const struct rule *r) {
     }
 }
 
-void apply_seccomp(int allow_unix_sockets) {
+void apply_seccomp(int allow_unix_sockets, int no_network) {
     static struct program p; /* static: 4 KiB is more than a small stack should carry */
     p.len = 0;
     /* Another architecture's system calls (i386 through int 0x80: its socketcall() hides the
@@ -250,6 +266,7 @@ void apply_seccomp(int allow_unix_sockets) {
 #endif
     for (size_t i = 0; i < sizeof deny_list / sizeof *deny_list; i++) emit_rule(&p, &deny_list[i]);
     if (!allow_unix_sockets) emit_rule(&p, &unix_socket_rule);
+    if (no_network) emit_rule(&p, &network_socket_rule);
     emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 
     struct sock_fprog prog = {.len = p.len, .filter = p.insn};

@@ -5,8 +5,9 @@
 /*
  * Installs the deny-list filter for this process and all it starts (io_uring, TIOCSTI, device
  * nodes, set-id chmod, namespaces, mounts, keyrings, bpf, ...), and, unless allow_unix_sockets,
- * makes socket(AF_UNIX, ...) fail with EACCES. Dies with 125 on failure.
+ * makes socket(AF_UNIX, ...) fail with EACCES; with no_network, a socket of any other family too.
+ * Dies with 125 on failure.
  */
-void apply_seccomp(int allow_unix_sockets);
+void apply_seccomp(int allow_unix_sockets, int no_network);
 
 #endif

@@ -24,7 +24,7 @@ import { HandoffWatch } from './sandbox/handoff-watch.js';
 import { checkInstallLocation } from './sandbox/install-check.js';
 import { npmrcForCommands } from './sandbox/npmrc.js';
 import { prepareGrants } from './sandbox/profiles.js';
-import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
+import { createSandbox, writablePaths, type NetworkMode, type Sandbox } from './sandbox/sandbox.js';
 import { LogStore } from './state/log-store.js';
 import { ownTag } from './state/owner.js';
 import type { LabelledPath } from './state/paths.js';
@@ -57,6 +57,8 @@ export interface EngineOptions extends OperationManagerOptions {
   /** The temp directory commands may write (default: the one `env` names, see tempDirectory). */
   readonly tempDir?: string;
   readonly allowUnixSockets?: boolean;
+  /** R7.15: what commands may reach on the network (--network; default host). */
+  readonly network?: NetworkMode;
   /** --keep-capabilities: commands keep the server's capabilities (root's, say). */
   readonly keepCapabilities?: boolean;
   /** Where the engine reports trouble it handles on its own (the pool's); silent by default. */
@@ -173,6 +175,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.allowUnixSockets === undefined
         ? {}
         : { allowUnixSockets: options.allowUnixSockets }),
+      ...(options.network === undefined ? {} : { network: options.network }),
       ...(options.keepCapabilities === undefined
         ? {}
         : { keepCapabilities: options.keepCapabilities }),

@@ -56,7 +56,7 @@ export { livelogKeyVariables } from './definition/livelog-keys.js';
 export { type Logger } from './logger.js';
 export { resolveSandboxScope } from './sandbox/scope.js';
 export { PROFILES, profileProblem } from './sandbox/profiles.js';
-export { type Sandbox } from './sandbox/sandbox.js';
+export { type NetworkMode, type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';
 export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';

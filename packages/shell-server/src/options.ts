@@ -1,6 +1,12 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
-import { envDenyProblem, MAX_TIMEOUT_SECONDS, PROFILES, profileProblem } from '@ahma/core';
+import {
+  envDenyProblem,
+  MAX_TIMEOUT_SECONDS,
+  PROFILES,
+  profileProblem,
+  type NetworkMode,
+} from '@ahma/core';
 import { HEARTBEAT_INTERVAL_MS } from './calls/heartbeat.js';
 
 export interface ServerOptions {
@@ -63,6 +69,8 @@ export interface ServerOptions {
   readonly httpTokenFile: string | undefined;
   /** Loopback only: serve TCP without a token (a warning is logged). */
   readonly httpNoAuth: boolean;
+  /** R7.15: what commands may reach on the network. */
+  readonly network: NetworkMode;
   /** The same endpoints on a unix socket, for the server's own uid only (no token needed there). */
   readonly httpSocket: string | undefined;
   readonly logToStderr: boolean;
@@ -126,6 +134,8 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --allow-read PATH,…      let commands also read these paths (absolute or ~/…), even credentials
   --deny-read PATH,…       keep commands from reading these paths (absolute or ~/…)
   --allow-write PATH,…     let commands also write beneath these existing paths (absolute or ~/…)
+  --network host|none      what commands may reach: host (default: any address) or none (no
+                           socket but unix ones, no TCP at all)
   --allow-handoff-writes PATH,…  let commands write these hand-off files after all (.git/hooks,
                            .git/config, .ahma, .vscode, …; relative to the scope, or absolute)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
@@ -171,6 +181,7 @@ const ENV: Record<string, string> = {
   'allow-write': 'AHMA_ALLOW_WRITE',
   'allow-handoff-writes': 'AHMA_ALLOW_HANDOFF_WRITES',
   'http-no-auth': 'AHMA_HTTP_NO_AUTH',
+  network: 'AHMA_NETWORK',
   'http-socket': 'AHMA_HTTP_SOCKET',
   registry: 'AHMA_REGISTRY',
   'registry-file': 'AHMA_REGISTRY_FILE',
@@ -221,6 +232,7 @@ export function parseCommandLine(
         'allow-write': { type: 'string', multiple: true },
         'allow-handoff-writes': { type: 'string', multiple: true },
         'http-no-auth': { type: 'boolean' },
+        network: { type: 'string' },
         'http-socket': { type: 'string' },
         registry: { type: 'boolean' },
         'registry-file': { type: 'string' },
@@ -258,6 +270,10 @@ export function parseCommandLine(
   const mode = text('mode');
   if (mode !== undefined && mode !== 'stdio' && mode !== 'http') {
     return { kind: 'usage', error: `--mode must be "stdio" or "http", not "${mode}"` };
+  }
+  const network = text('network') ?? 'host';
+  if (network !== 'host' && network !== 'none') {
+    return { kind: 'usage', error: `--network must be "host" or "none", not "${network}"` };
   }
   const timeout = positiveNumber(text('timeout'), DEFAULT_TIMEOUT_SECONDS);
   // The same bound as a tool's or a call's timeout_seconds (and far below what a timer can hold).
@@ -392,6 +408,7 @@ export function parseCommandLine(
       httpPort: port,
       httpTokenFile: text('http-token-file'),
       httpNoAuth: flag('http-no-auth'),
+      network,
       httpSocket,
       logToStderr: flag('log-to-stderr'),
       debug: flag('debug'),

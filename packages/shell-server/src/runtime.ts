@@ -115,6 +115,7 @@ export function sandboxEngineOptions(settings: SandboxSettings): EngineOptions {
     denyRead: [...options.denyRead, ...secretFiles(options, env, cwd)],
     noSandbox: options.noSandbox,
     keepCapabilities: options.keepCapabilities,
+    network: options.network,
     noShellPool: options.noShellPool,
     ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
     // R7.6: the engine refuses to start when this code (the server, every dependency it resolves,

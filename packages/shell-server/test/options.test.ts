@@ -1,4 +1,5 @@
-// ahma-shell's read and write options (R7.10) and toolchain profiles (R7.14): comma lists,
+// ahma-shell's read and write options (R7.10), toolchain profiles (R7.14) and the network mode
+// (R7.15): comma lists,
 // repeatable, each with its AHMA_* variable; paths absolute or ~/; an unknown profile or a relative
 // path is a usage error that says what is wrong.
 import { describe, expect, it } from 'vitest';
@@ -107,5 +108,17 @@ describe('--profile', () => {
       expect(USAGE).toContain(flag);
     }
     expect(USAGE).toMatch(/cargo, rustup, npm, pnpm, pip, go, gradle, maven, android/);
+  });
+});
+
+describe('--network', () => {
+  it('R7.15: host by default; none from the flag or AHMA_NETWORK; anything else is a usage error', () => {
+    expect(options([]).network).toBe('host');
+    expect(options(['--network', 'none']).network).toBe('none');
+    expect(options([], { AHMA_NETWORK: 'none' }).network).toBe('none');
+    expect(options(['--network', 'host'], { AHMA_NETWORK: 'none' }).network).toBe('host');
+    expect(usageError(['--network', 'proxy'])).toBe(
+      '--network must be "host" or "none", not "proxy"',
+    );
   });
 });

@@ -31,6 +31,9 @@ import {
 
 export type SandboxMechanism = 'landlock' | 'seatbelt' | 'none';
 
+/** What commands may reach on the network (R7.15). */
+export type NetworkMode = 'host' | 'none';
+
 export interface SandboxOptions {
   /** The real path of the sandbox scope. */
   readonly scope: string;
@@ -42,6 +45,11 @@ export interface SandboxOptions {
   readonly tempDir?: string;
   /** Skip the seccomp filter that refuses unix-socket connections (Linux). */
   readonly allowUnixSockets?: boolean;
+  /**
+   * R7.15: `host` (default): commands reach any address; `none`: no socket of any family but unix
+   * ones (seccomp), no TCP bind or connect (Landlock, ABI >= 4), no network on macOS.
+   */
+  readonly network?: NetworkMode;
   /** Let commands keep the server's capabilities (Linux; by default every set is emptied). */
   readonly keepCapabilities?: boolean;
   /** --no-sandbox: run unconfined (for trusted environments; the caller must warn loudly). */
@@ -79,6 +87,8 @@ export interface Sandbox {
   readonly abi: number | undefined;
   /** Things the operator should know (running as root, running unconfined). */
   readonly warnings: readonly string[];
+  /** R7.15: the network mode in force (`host` when unconfined: nothing is enforced then). */
+  readonly network: NetworkMode;
   /** What commands may read, write and not read (R7.10); enforced on Linux and macOS. */
   readonly policy: ReadPolicy;
   /** The policy as the helper's rules (real paths), computed once per sandbox. */
@@ -156,6 +166,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     cacheRoot: await realpath(cacheRoot),
     policy,
     rules,
+    network: options.disabled === true ? ('host' as const) : (options.network ?? 'host'),
     // Protected only by the Linux helper (below); elsewhere watched.
     handoff:
       options.handoff === false
@@ -256,6 +267,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...handoff.protect.flatMap((path) => ['--protect', path]),
       ...handoff.pin.flatMap((path) => ['--pin', path]),
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
+      ...(options.network === 'none' ? ['--no-network'] : []),
       ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
       ...grace,
     ];
@@ -285,7 +297,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     // R7.10: the same deny lists as on Linux, in every spelling macOS may see (/private/etc/…);
     // everything else stays readable. The profile is built (and its paths checked) once.
     const reads = seatbeltReads(policy.denies, options.extraReadable ?? []);
-    const profile = seatbeltProfile(writable, reads);
+    const profile = seatbeltProfile(writable, reads, base.network);
     return {
       ...base,
       mechanism: 'seatbelt',
@@ -294,7 +306,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       refreshHandoff: () => false,
       wrap: (argv) => seatbeltLine(profile, argv),
       poolCommand: () => undefined,
-      confine: (paths, argv) => seatbeltLine(seatbeltProfile(paths, reads), argv),
+      confine: (paths, argv) => seatbeltLine(seatbeltProfile(paths, reads, base.network), argv),
     };
   }
 

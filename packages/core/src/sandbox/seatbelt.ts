@@ -15,6 +15,7 @@ import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
 import { realPrefix } from '../paths/real-sync.js';
 import { nameGlob, type DenyEntry } from './read-policy.js';
+import type { NetworkMode } from './sandbox.js';
 
 /** The sandbox-exec binary on every macOS. */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
@@ -78,6 +79,7 @@ export function seatbeltReads(
 export function seatbeltProfile(
   writable: readonly string[],
   reads: SeatbeltReads = NO_READ_RULES,
+  network: NetworkMode = 'host',
 ): SeatbeltProfile {
   const parameters = new Parameters();
   const writableNames = writable.map((path) => parameters.name('WRITABLE', path));
@@ -107,7 +109,8 @@ export function seatbeltProfile(
     '(allow mach-lookup (global-name "com.apple.system.logger"))',
     '(allow mach-lookup (global-name "com.apple.trustd.agent"))',
     '(allow mach-lookup (global-name "com.apple.SecurityServer"))',
-    '(allow network*)',
+    // R7.15: --network none leaves every network operation to (deny default).
+    ...(network === 'none' ? [] : ['(allow network*)']),
     '(allow ipc-posix-shm)',
     '',
   ].join('\n');

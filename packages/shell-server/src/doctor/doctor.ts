@@ -78,11 +78,12 @@ export async function runDoctor(settings: DoctorSettings): Promise<DoctorReport>
     const handoff = await probeHandoff(context);
     const signals = await probeSignals(context);
     const processRows = await probeProcess(context, host);
+    const network = await networkRow(context);
     const rows = [
       writes,
       reads,
       handoff,
-      networkRow(),
+      network,
       signals,
       processRows.capabilities,
       processRows.seccomp,

@@ -21,6 +21,7 @@ export function isolatedChildCommand(
   if (options.noToolDiscovery) args.push('--no-tool-discovery');
   if (options.noSandbox) args.push('--no-sandbox');
   if (options.keepCapabilities) args.push('--keep-capabilities');
+  if (options.network !== 'host') args.push('--network', options.network);
   if (options.stateDir !== undefined) args.push('--state-dir', resolve(cwd, options.stateDir));
   if (options.sync) args.push('--sync');
   args.push('--timeout', String(options.timeoutSeconds));
