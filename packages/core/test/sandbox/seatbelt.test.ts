@@ -231,6 +231,11 @@ function refusal(run: () => unknown): AhmaError {
 // ---- Tests ----
 
 describe('seatbeltProfile', () => {
+  it('R7.15: --network none drops the network allowance (deny default then refuses it)', () => {
+    expect(seatbeltProfile([]).text).toContain('(allow network*)');
+    expect(seatbeltProfile([], undefined, 'none').text).not.toMatch(/network/);
+  });
+
   it('R7.3: starts with (version 1) and (deny default)', () => {
     for (const p of [seatbeltProfile(writable), profile]) {
       const lines = p.text.split('\n');

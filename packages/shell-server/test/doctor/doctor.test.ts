@@ -197,6 +197,15 @@ describe.each(IDENTITIES)('ahma-shell doctor as $name', (identity) => {
     expect(report.verdict.shortfalls).toEqual(['writes', 'reads', 'handoff']);
   }, 60_000);
 
+  it('R7.12, R7.15: --network none is probed: the network row is enforced by the kernel', async (context) => {
+    const s = mySeat(context);
+    const ran = await doctor(s, ['--network', 'none', '--json']);
+    const report = JSON.parse(ran.stdout) as JsonReport;
+    const network = report.rows.find((each) => each.id === 'network');
+    expect(network?.status).toBe('enforced by kernel');
+    expect(network?.why).toMatch(/--network none: a TCP and a UDP socket were refused/);
+  }, 60_000);
+
   it.runIf(identity.uid === 0)(
     'R7.12: --keep-capabilities is reported: the capabilities row is not enforced',
     async (context) => {
