@@ -8,6 +8,7 @@ import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
 import { handoffMounts, makeMissingHooksDirectories } from './handoff.js';
+import type { NetworkMode } from './network.js';
 import { defaultHelperPath, probeLandlock } from './helper-binary.js';
 import {
   coverRules,
@@ -30,9 +31,6 @@ import {
 } from './seatbelt.js';
 
 export type SandboxMechanism = 'landlock' | 'seatbelt' | 'none';
-
-/** What commands may reach on the network (R7.15). */
-export type NetworkMode = 'host' | 'none';
 
 export interface SandboxOptions {
   /** The real path of the sandbox scope. */

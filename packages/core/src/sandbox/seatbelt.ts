@@ -15,7 +15,7 @@ import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
 import { realPrefix } from '../paths/real-sync.js';
 import { nameGlob, type DenyEntry } from './read-policy.js';
-import type { NetworkMode } from './sandbox.js';
+import type { NetworkMode } from './network.js';
 
 /** The sandbox-exec binary on every macOS. */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
