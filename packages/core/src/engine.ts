@@ -296,7 +296,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       (closing ??= (async () => {
         // Cancel first: pooled commands are stopped through the zygote.
         await operations.shutdown();
-        handoff?.close();
         await Promise.all([pool, ...retired].map((each) => each?.close()));
         await swept;
         logs.clear();

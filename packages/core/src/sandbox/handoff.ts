@@ -296,17 +296,27 @@ function identity(stats: BigIntStats): string {
   return `${String(stats.mode)}:${String(stats.ino)}`;
 }
 
+/** What to stat around each command when the hand-off paths are mounted (see handoffProbes). */
+export interface HandoffProbes {
+  /** Compared by inode and change time: a change is a new entry, or a file replaced or written. */
+  readonly changing: readonly string[];
+  /** Compared by inode only: the protected directories (what changes inside shows through). */
+  readonly replaced: readonly string[];
+}
+
 /**
- * Where a command can still make a hand-off file when the others are mounted read-only: the
- * hand-off paths that do not exist (nothing was there to mount), and the pinned directories other
- * than the scope and `.git`, in which a new one can appear (a submodule's git directory). A cheap
- * stat of these after each command (probeState) tells whether anything needs a full snapshot.
+ * What can still change when the hand-off paths are mounted read-only: the hand-off paths that do
+ * not exist (nothing was there to mount: a command may make them), the pinned directories other
+ * than the scope and `.git` (a new submodule's git directory appears in one), and the mounted
+ * paths themselves as seen from outside (a file renamed over one, a directory made anew: the bind
+ * mount would keep showing the old one). A stat of these before and after each command
+ * (probeState) tells whether anything needs a full snapshot.
  */
 export function handoffProbes(
   scope: string,
   allow: readonly string[],
-  mounts: { readonly pin: readonly string[] },
-): string[] {
+  mounts: { readonly protect: readonly string[]; readonly pin: readonly string[] },
+): HandoffProbes {
   const allowed = allow.map(realPrefix);
   const absent = candidates(scope)
     .map((candidate) => candidate.path)
@@ -315,17 +325,28 @@ export function handoffProbes(
     );
   const realScope = realPrefix(scope);
   const busy = new Set([realScope, join(realScope, '.git')]);
-  return [...absent, ...mounts.pin.filter((dir) => !busy.has(dir))];
+  const directory = (path: string) => lstatOrUndefined(path)?.isDirectory() === true;
+  return {
+    changing: [
+      ...absent,
+      ...mounts.pin.filter((dir) => !busy.has(dir)),
+      ...mounts.protect.filter((path) => !directory(path)),
+    ],
+    replaced: mounts.protect.filter(directory),
+  };
 }
 
-/** One line of what `paths` are now: each one's inode and change time, or `-` when absent. */
-export function probeState(paths: readonly string[]): string {
-  return paths
-    .map((path) => {
-      const stats = lstatOrUndefined(path);
-      return stats === undefined ? '-' : `${String(stats.ino)}:${String(stats.ctimeNs)}`;
-    })
-    .join(' ');
+/** One line of what the probed paths are now (`-` for each that is absent). */
+export function probeState(probes: HandoffProbes): string {
+  const state = (path: string, withTime: boolean) => {
+    const stats = lstatOrUndefined(path);
+    if (stats === undefined) return '-';
+    return withTime ? `${String(stats.ino)}:${String(stats.ctimeNs)}` : String(stats.ino);
+  };
+  return [
+    ...probes.changing.map((path) => state(path, true)),
+    ...probes.replaced.map((path) => state(path, false)),
+  ].join(' ');
 }
 
 // ---- messages ----------------------------------------------------------------------------------
