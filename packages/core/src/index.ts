@@ -57,6 +57,7 @@ export { type Logger } from './logger.js';
 export { resolveSandboxScope } from './sandbox/scope.js';
 export { PROFILES, profileProblem } from './sandbox/profiles.js';
 export { type NetworkMode } from './sandbox/network.js';
+export { deniedBy, type DenyEntry } from './sandbox/read-policy.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';

@@ -9,11 +9,12 @@
 // Seatbelt (macOS) refuses writes with EPERM and allows every read. EROFS comes from a read-only
 // mount: only the hand-off protection can explain it.
 import { lstatSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { isInside } from '../paths/inside.js';
 import { realPrefix } from '../paths/real-sync.js';
 import {
   deniedBy,
+  expandHome,
   PRIVATE_STATE_LIST,
   type DenyEntry,
   type Grant,
@@ -343,10 +344,7 @@ function realGrant(grant: Grant): string {
 
 /** `path` made absolute: `~/` under HOME, relative against the working directory. */
 function absolutePath(path: string, context: RefusalContext): string | undefined {
-  if (path === '~' || path.startsWith('~/')) {
-    if (context.home === undefined || !isAbsolute(context.home)) return undefined;
-    return join(context.home, path.slice(2));
-  }
+  if (path === '~' || path.startsWith('~/')) return expandHome(path, context.home);
   if (path.startsWith('~')) return undefined; // another user's HOME: not resolvable here
   return resolve(context.cwd, path);
 }

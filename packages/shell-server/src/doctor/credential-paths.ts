@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { access, lstat, readdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isInside, type Engine } from '@ahma/core';
+import { deniedBy, isInside, type DenyEntry, type Engine } from '@ahma/core';
 
 export interface CredentialCheck {
   /** Denied paths present here (real paths). */
@@ -27,7 +27,7 @@ export async function checkCredentialPaths(
   );
   const present = new Set<string>();
   for (const deny of denies) {
-    for (const path of await existing(deny.path, deny.except)) present.add(path);
+    for (const path of await existing(deny)) present.add(path);
   }
   // A grant asked for by name (a writable path, --allow-read) may lie inside a denied one.
   const named = new Set(
@@ -54,13 +54,13 @@ export async function checkCredentialPaths(
 }
 
 /** The real paths a deny entry names that exist (its last component may be a glob). */
-async function existing(path: string, except: readonly string[]): Promise<string[]> {
-  const name = basename(path);
-  const candidates = /[*?]/.test(name)
-    ? (await readdir(dirname(path)).catch(() => [] as string[]))
-        .filter((entry) => glob(name).test(entry) && !except.some((e) => glob(e).test(entry)))
-        .map((entry) => join(dirname(path), entry))
-    : [path];
+async function existing(deny: DenyEntry): Promise<string[]> {
+  const dir = dirname(deny.path);
+  const candidates = /[*?]/.test(basename(deny.path))
+    ? (await readdir(dir).catch(() => [] as string[]))
+        .map((entry) => join(dir, entry))
+        .filter((path) => deniedBy([deny], path) !== undefined)
+    : [deny.path];
   const found: string[] = [];
   for (const candidate of candidates) {
     const real = await realpath(candidate).catch(() => undefined);
@@ -88,15 +88,4 @@ function canRead(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** `*` any run of characters, `?` one, the rest literal; the whole name (as read-policy.ts). */
-function glob(pattern: string): RegExp {
-  const body = pattern
-    .split('')
-    .map((char) =>
-      char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.+()[\]{}|]/g, '\\$&'),
-    )
-    .join('');
-  return new RegExp(`^${body}$`, 's');
 }
