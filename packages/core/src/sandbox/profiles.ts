@@ -5,13 +5,13 @@
 // --allow-read / --allow-write into paths (prepareGrants): missing write directories are made where
 // that is safe, and nothing a deny entry covers is granted (the file's $comment has the rules).
 import { lstat, mkdir, realpath, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import profileData from '../../policy/profiles.json' with { type: 'json' };
 import { closestMatch } from '../definition/suggest.js';
 import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
-import { deniedBy, expandHome, shippedDenies, type DenyEntry } from './read-policy.js';
+import { deniedBy, expandHome, shippedDenies, usableHome, type DenyEntry } from './read-policy.js';
 
 const profilePath = z
   .string()
@@ -262,8 +262,4 @@ async function creationProblem(path: string): Promise<string | undefined> {
 
 async function exists(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined)) !== undefined;
-}
-
-function usableHome(home: string | undefined): string | undefined {
-  return home !== undefined && isAbsolute(home) && resolve(home) !== '/' ? home : undefined;
 }

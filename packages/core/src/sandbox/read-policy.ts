@@ -79,6 +79,14 @@ export function shippedDenies(home: string | undefined): DenyEntry[] {
   return denies;
 }
 
+/**
+ * HOME when it can stand for `~`: an absolute path other than `/` (some service accounts have
+ * HOME=/, which would make the whole system `~`).
+ */
+export function usableHome(home: string | undefined): string | undefined {
+  return home !== undefined && isAbsolute(home) && resolve(home) !== '/' ? home : undefined;
+}
+
 /** `~` and `~/x` under `home`, an absolute path as is; undefined for them without a usable HOME. */
 export function expandHome(path: string, home: string | undefined): string | undefined {
   if (path !== '~' && !path.startsWith('~/')) return resolve(path);

@@ -15,6 +15,7 @@ import { realPrefix } from '../paths/real-sync.js';
 import {
   deniedBy,
   expandHome,
+  usableHome,
   PRIVATE_STATE_LIST,
   type DenyEntry,
   type Grant,
@@ -361,8 +362,9 @@ function existence(path: string): boolean | undefined {
 }
 
 /** `path` with HOME shown as `~`. */
-function display(path: string, home: string | undefined): string {
-  if (home === undefined || !isAbsolute(home) || resolve(home) === '/') return path;
+function display(path: string, given: string | undefined): string {
+  const home = usableHome(given);
+  if (home === undefined) return path;
   if (path === resolve(home)) return '~';
   return isInside(path, home) ? `~/${path.slice(resolve(home).length + 1)}` : path;
 }

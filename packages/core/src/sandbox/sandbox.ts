@@ -3,7 +3,7 @@
 // fallback to running unconfined.
 import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { isInside } from '../paths/inside.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
@@ -17,6 +17,7 @@ import {
   PRIVATE_STATE_LIST,
   shippedDenies,
   SYSTEM_READ,
+  usableHome,
   type DenyEntry,
   type Grant,
   type ReadPolicy,
@@ -325,7 +326,7 @@ function readPolicy(
   helperPath: string,
   warnings: string[],
 ): ReadPolicy {
-  const home = options.home !== undefined && options.home !== '' ? options.home : undefined;
+  const home = usableHome(options.home);
   const denies = readDenies(options, home).filter((deny) => {
     // A deny inside a writable path would leave its directory listable only, so no file could be
     // made beside it: an operator's entry there is refused with a warning, not half-applied.
@@ -340,8 +341,8 @@ function readPolicy(
   // the paths named one by one (the scope, the caches, --allow-read) are kept.
   const broad = [
     ...SYSTEM_READ,
-    // HOME = / (some service accounts) would grant the whole system, /dev included.
-    ...(home !== undefined && resolvePath(home) !== '/' ? [home] : []),
+    // HOME = / is no HOME (usableHome): it would grant the whole system, /dev included.
+    ...(home === undefined ? [] : [home]),
   ].filter((path) => deniedBy(denies, path) === undefined);
   const grants: Grant[] = [
     // Names stay listable everywhere (contents do not): `ls /`, and the way down to a denied file.
