@@ -16,7 +16,16 @@
 // O_NONBLOCK and O_NOCTTY, so a FIFO does not block and a terminal does not become the server's)
 // and checked to be the very file stat-ed. A command that swaps the path for a device between the
 // stat and the open gets it opened there: a narrow race, left to these platforms.
-import { constants, existsSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 
 export class NotRegularFileError extends Error {}
@@ -57,6 +66,54 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<s
   }
 }
 
+/**
+ * readRegularFile for a synchronous caller (the hand-off paths of a scope, worked out around each
+ * command): the same refusals, by the same pinning of the inode, without an await.
+ */
+export function readRegularFileSync(path: string, maxBytes: number): string {
+  const fd = openRegularSync(path, maxBytes);
+  try {
+    const buffer = Buffer.allocUnsafe(maxBytes + 1);
+    let total = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, total, buffer.length - total, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+    }
+    return buffer.subarray(0, total).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function openRegularSync(path: string, maxBytes: number): number {
+  if (O_PATH !== undefined && existsSync('/proc/self/fd')) {
+    const pinned = openSync(path, O_PATH | O_CLOEXEC);
+    try {
+      const info = fstatSync(pinned);
+      checkRegular(info, maxBytes);
+      return openCheckedSync(`/proc/self/fd/${String(pinned)}`, info);
+    } finally {
+      closeSync(pinned);
+    }
+  }
+  const info = statSync(path);
+  checkRegular(info, maxBytes);
+  return openCheckedSync(path, info);
+}
+
+function openCheckedSync(path: string, expected: Stats): number {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    sameRegularFile(fstatSync(fd), expected);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
 /** `path` opened for reading, known to be a regular file no larger than `maxBytes` (it claims). */
 async function openRegular(
   path: string,
@@ -92,15 +149,20 @@ async function openChecked(
   const file = await open(path, READ_FLAGS);
   try {
     const info = await file.stat();
-    if (info.dev !== expected.dev || info.ino !== expected.ino) {
-      throw new NotRegularFileError('it was replaced while being opened; nothing was read');
-    }
-    checkRegular(info, Number.POSITIVE_INFINITY);
+    sameRegularFile(info, expected);
     return { file, size: info.size };
   } catch (error) {
     await file.close();
     throw error;
   }
+}
+
+/** What was opened is the regular file stat-ed before (not one swapped in meanwhile). */
+function sameRegularFile(info: Stats, expected: Stats): void {
+  if (info.dev !== expected.dev || info.ino !== expected.ino) {
+    throw new NotRegularFileError('it was replaced while being opened; nothing was read');
+  }
+  checkRegular(info, Number.POSITIVE_INFINITY);
 }
 
 function checkRegular(info: Stats, maxBytes: number): void {

@@ -11,11 +11,12 @@
 //   (snapshotHandoff(), handoffChanges()) and reported.
 //
 // --allow-handoff-writes PATH (absolute here) leaves a path writable and unwatched.
-import { lstatSync, mkdirSync, opendirSync, readFileSync, type BigIntStats } from 'node:fs';
+import { lstatSync, mkdirSync, opendirSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import policyData from '../../policy/handoff.json' with { type: 'json' };
 import { isInside } from '../paths/inside.js';
+import { readRegularFileSync } from '../paths/read-regular.js';
 import { realPrefix, realpathOrUndefined } from '../paths/real-sync.js';
 import type { HandoffWrite } from '../process/execution-types.js';
 
@@ -422,11 +423,14 @@ function readDirectory(dir: string, limit: number): { names: string[]; complete:
 
 const listDirectory = (dir: string) => readDirectory(dir, MAX_GLOB).names;
 
-/** A small regular file (a .git file, commondir), undefined when there is none (never a FIFO). */
+/**
+ * A small regular file (a .git file, commondir: a command may have put a FIFO or a link to a
+ * device there), undefined when there is none or it is anything else.
+ */
 function readSmallFile(path: string): string | undefined {
   if (lstatOrUndefined(path)?.isFile() !== true) return undefined;
   try {
-    return readFileSync(path, 'utf8').slice(0, 4096);
+    return readRegularFileSync(path, 4096);
   } catch {
     return undefined;
   }

@@ -9,7 +9,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { NotRegularFileError, readRegularFile } from '../../src/paths/read-regular.js';
+import {
+  NotRegularFileError,
+  readRegularFile,
+  readRegularFileSync,
+} from '../../src/paths/read-regular.js';
 import { caseDirs } from '../registry/helpers.js';
 
 const run = promisify(execFile);
@@ -183,4 +187,23 @@ describe('readRegularFile: what is not a regular file is refused unopened', () =
       expect(allocated.length).toBeGreaterThan(0);
     },
   );
+});
+
+describe('readRegularFileSync: the same refusals for a synchronous caller', () => {
+  it('R7.6: a regular file is read whole; a FIFO, a directory and /dev/null are refused unopened, at once', async () => {
+    const dir = await cases.dir();
+    const file = join(dir, 'commondir');
+    await writeFile(file, '../..\n');
+    expect(readRegularFileSync(file, 4096)).toBe('../..\n');
+    const fifo = join(dir, 'gitdir-fifo');
+    await run('mkfifo', [fifo]);
+    expect(() => readRegularFileSync(fifo, 4096)).toThrow(
+      new NotRegularFileError('it is a FIFO (named pipe), not a regular file'),
+    );
+    expect(() => readRegularFileSync(dir, 4096)).toThrow(/it is a directory/);
+    if (LINUX) expect(() => readRegularFileSync('/dev/null', 4096)).toThrow(/character device/);
+    expect(() => readRegularFileSync(file, 3)).toThrow(/larger than 3 bytes/);
+    expect(openTargets()).not.toContain(fifo);
+    expect(openTargets()).not.toContain(file);
+  });
 });
