@@ -3,8 +3,9 @@
 // credentials, in the server's cache directory, named by npm_config_userconfig; the file itself
 // stays unreadable. Nothing is done when the file is not denied (--allow-read ~/.npmrc, or a user
 // config named elsewhere) or does not exist.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFileSync } from '../paths/read-regular.js';
 import { deniedBy, type DenyEntry } from './read-policy.js';
 
 /** The keys of an npmrc line that carry a credential, also scoped (`//host/:_authToken`). */
@@ -39,7 +40,8 @@ export function npmrcForCommands(
   if (original === undefined || deniedBy(denies, original) === undefined) return {};
   let text: string;
   try {
-    text = readFileSync(original, 'utf8');
+    // Never a FIFO or a device: the file npm_config_userconfig names may lie where commands write.
+    text = readRegularFileSync(original, 1024 * 1024);
   } catch {
     return {};
   }
