@@ -46,6 +46,7 @@ export function npmrcForCommands(
     return {};
   }
   const copy = join(cacheDir, 'npmrc');
-  writeFileSync(copy, withoutCredentials(text), { mode: 0o600 });
+  // A fresh file in a fresh directory: commands write there, but none has run yet (O_EXCL).
+  writeFileSync(copy, withoutCredentials(text), { mode: 0o600, flag: 'wx' });
   return { npm_config_userconfig: copy, NPM_CONFIG_USERCONFIG: copy };
 }
