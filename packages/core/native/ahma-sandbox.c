@@ -25,10 +25,15 @@
  *   ahma-sandbox --peer-cred
  *       prints "UID GID PID" of the peer of the unix socket connection on descriptor 3 (SO_PEERCRED,
  *       for ahma-shell --http-socket; see peercred.c) and exits 0; 125 when there is none.
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network | --proxy-port N] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--protect PATH]... [--pin PATH]... [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]
- *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
+ *   ahma-sandbox [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network | --proxy-port N] [--allow-unix-sockets] [--unconfined] [--keep-capabilities]
  *                [--protect PATH]... [--pin PATH]... [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --
+ *
+ * --no-network (R7.15): no socket but unix ones, no TCP bind or connect. --proxy-port N (R7.16,
+ * 1..65535): TCP connects to port N only (the server's egress proxy), no bind, no listen, no other
+ * socket but unix ones; it needs Landlock ABI 4 (Linux 6.7), else the helper exits 125 rather than
+ * run with the network open. Neither goes with the other or with --unconfined.
  *
  * --protect PATH / --pin PATH (R7.11, handoff.c): in a mount namespace of the helper's own, PATH is
  * bound onto itself read-only / read-write (a mount point cannot be renamed or removed). Real paths
@@ -55,7 +60,8 @@
  *   landlock.c      the Landlock ABI (declared locally), the helper's ruleset, each command's
  *                   nested domain, the --probe check
  *   seccomp.c       the BPF deny-list (io_uring, TIOCSTI, device nodes, set-id chmod, namespaces,
- *                   mounts, keyrings, ...) and the refusal of socket(AF_UNIX, ...)
+ *                   mounts, keyrings, ...), the refusal of socket(AF_UNIX, ...), and the
+ *                   sockets and sends each network mode refuses
  *   capabilities.c  empties every capability set (unless --keep-capabilities)
  *   supervise.c     the supervisor: reaping, descendant scan and termination, exiting like the
  *                   command; the descriptor, signal and exec helpers its forks share
@@ -88,12 +94,14 @@
 
 static void usage(FILE *out) {
     fputs("usage: " PROG " --probe\n"
-          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network]\n"
-          "                    [--allow-unix-sockets] [--unconfined] [--protect PATH]... [--pin PATH]...\n"
-          "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] -- COMMAND [ARG...]\n"
-          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all] [--no-network]\n"
-          "                    [--allow-unix-sockets] [--unconfined] [--protect PATH]... [--pin PATH]...\n"
-          "                    [--keep-capabilities] [--scope PATH] [--grace-ms N] --pool N [--shell PATH] --\n",
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
+          "                    [--no-network | --proxy-port N] [--allow-unix-sockets] [--unconfined]\n"
+          "                    [--protect PATH]... [--pin PATH]... [--keep-capabilities] [--scope PATH]\n"
+          "                    [--grace-ms N] -- COMMAND [ARG...]\n"
+          "       " PROG " [--rw PATH]... [--ro PATH]... [--read PATH]... [--list PATH]... [--read-all]\n"
+          "                    [--no-network | --proxy-port N] [--allow-unix-sockets] [--unconfined]\n"
+          "                    [--protect PATH]... [--pin PATH]... [--keep-capabilities] [--scope PATH]\n"
+          "                    [--grace-ms N] --pool N [--shell PATH] --\n",
           out);
 }
 
@@ -104,6 +112,15 @@ static int64_t parse_ms(const char *s) {
     if (errno != 0 || end == s || *end != '\0' || v < 0 || v > 86400000LL)
         die(EXIT_HELPER, "--grace-ms needs a number of milliseconds (0..86400000), got '%s'", s);
     return (int64_t)v;
+}
+
+static int parse_port(const char *s) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 65535)
+        die(EXIT_HELPER, "--proxy-port needs a TCP port (1..65535), got '%s'", s);
+    return (int)v;
 }
 
 static int parse_pool(const char *s) {
@@ -150,6 +167,7 @@ int main(int argc, char **argv) {
         handoff.protect == NULL || handoff.pin == NULL)
         die(EXIT_HELPER, "out of memory");
     int allow_unix_sockets = 0, unconfined = 0, keep_capabilities = 0, cmd = -1, shell_given = 0;
+    int no_network = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) {
@@ -164,7 +182,10 @@ int main(int argc, char **argv) {
         } else if (strcmp(arg, "--read-all") == 0) {
             paths.read_all = 1;
         } else if (strcmp(arg, "--no-network") == 0) {
-            paths.no_network = 1;
+            no_network = 1;
+        } else if (strcmp(arg, "--proxy-port") == 0) {
+            if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
+            paths.proxy_port = parse_port(argv[++i]);
         } else if (strcmp(arg, "--protect") == 0 || strcmp(arg, "--pin") == 0) {
             /* Checked when bound (handoff.c): skipped when gone, refused when not real. */
             if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
@@ -220,6 +241,18 @@ int main(int argc, char **argv) {
             return EXIT_HELPER;
         }
     }
+    /* One network mode; and an unconfined helper would enforce none, so asking for one is wrong. */
+    if (paths.proxy_port > 0 && no_network) {
+        fputs(PROG ": --proxy-port and --no-network exclude each other\n", stderr);
+        usage(stderr);
+        return EXIT_HELPER;
+    }
+    if (paths.proxy_port > 0 && unconfined) {
+        fputs(PROG ": --proxy-port needs the sandbox: it cannot go with --unconfined\n", stderr);
+        usage(stderr);
+        return EXIT_HELPER;
+    }
+    paths.network = no_network ? NETWORK_NONE : paths.proxy_port > 0 ? NETWORK_PROXY : NETWORK_HOST;
     if (pool_size > 0) {
         if (cmd >= 0 && cmd < argc) {
             fputs(PROG ": --pool takes no command after --\n", stderr);
@@ -265,7 +298,7 @@ int main(int argc, char **argv) {
             if (getppid() != original_parent) die(EXIT_HELPER, "the parent process exited");
         }
         apply_landlock(&paths);
-        apply_seccomp(allow_unix_sockets, paths.no_network);
+        apply_seccomp(allow_unix_sockets, paths.network);
         /* The capabilities of our own user namespace are never kept: they would rule its mounts. */
         if (!keep_capabilities || user_namespace) drop_capabilities();
     }

@@ -15,6 +15,16 @@
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND 127
 
+/*
+ * What commands may reach on the network (R7.15, R7.16): landlock.c and seccomp.c each enforce
+ * their half of it.
+ */
+enum network_mode {
+    NETWORK_HOST,  /* any address (the default) */
+    NETWORK_PROXY, /* --proxy-port N: TCP connects to port N only (the server's egress proxy) */
+    NETWORK_NONE,  /* --no-network: no socket but unix ones, no TCP at all */
+};
+
 /* Prints "ahma-sandbox: MESSAGE" on stderr and exits with code. */
 void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 

@@ -34,6 +34,7 @@
 
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2 /* ABI 4 */
 
 #define LL_FS_EXECUTE (1ULL << 0)
 #define LL_FS_WRITE_FILE (1ULL << 1)
@@ -69,13 +70,18 @@ static int confined_abi = -1;
 
 struct ll_ruleset_attr {
     uint64_t handled_access_fs;
-    uint64_t handled_access_net; /* ABI 4; handled only for --no-network, with no rule */
+    uint64_t handled_access_net; /* ABI 4; handled for --no-network (no rule), --proxy-port */
     uint64_t scoped;             /* ABI 6 */
 };
 
 struct ll_path_beneath_attr {
     uint64_t allowed_access;
     int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr { /* ABI 4 */
+    uint64_t allowed_access;
+    uint64_t port; /* host byte order */
 } __attribute__((packed));
 
 /*
@@ -205,15 +211,35 @@ void apply_landlock(const struct landlock_paths *paths) {
         die(EXIT_UNAVAILABLE, "Landlock unavailable: %s (%s); refusing to run the command unconfined",
             landlock_reason(err), strerror(err));
 
+    /* --proxy-port: seccomp lets TCP sockets be made, so only Landlock keeps their connects to
+     * the one port. A kernel that cannot would leave every address reachable: refused. */
+    if (paths->network == NETWORK_PROXY && abi < 4)
+        die(EXIT_HELPER,
+            "--proxy-port needs Landlock ABI 4 (Linux 6.7) to confine TCP connects; this kernel "
+            "offers ABI %d: refusing to run commands with unconfined network access",
+            abi);
+
     uint64_t handled = handled_fs_rights(abi);
     struct ll_ruleset_attr attr = {.handled_access_fs = handled};
     if (abi >= 6) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
-    /* --no-network: TCP handled and granted nowhere (seccomp refuses the sockets already). */
-    if (paths->no_network && abi >= 4) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+    /* --no-network: TCP handled and granted nowhere (seccomp refuses the sockets already).
+     * --proxy-port: handled too, with one rule below; binding is granted nowhere. */
+    if (paths->network != NETWORK_HOST && abi >= 4)
+        attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 
     /* Sizes beyond what an older kernel knows are accepted as long as the extra fields are 0. */
     int ruleset = (int)syscall(SYS_LL_CREATE_RULESET, &attr, sizeof attr, 0);
     if (ruleset < 0) die(EXIT_HELPER, "landlock_create_ruleset: %s", strerror(errno));
+
+    /* The port alone: Landlock cannot tell addresses apart, so any host's port N is reachable
+     * (the proxy listens on loopback; see docs/native.md). */
+    if (paths->network == NETWORK_PROXY) {
+        struct ll_net_port_attr net = {.allowed_access = LL_NET_CONNECT_TCP,
+                                       .port = (uint64_t)paths->proxy_port};
+        if (syscall(SYS_LL_ADD_RULE, ruleset, LL_RULE_NET_PORT, &net, 0) != 0)
+            die(EXIT_HELPER, "landlock_add_rule(TCP connect to port %d): %s", paths->proxy_port,
+                strerror(errno));
+    }
 
     if (paths->read_all) allow_reading_all_but_dev(ruleset, handled);
     for (size_t i = 0; i < paths->nread; i++)

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "common.h"
+
 /* The running kernel's Landlock ABI version, or -1 with the reason's errno in *err. */
 int landlock_abi(int *err);
 
@@ -21,12 +23,16 @@ struct landlock_paths {
     const char **list; /* reading directories beneath (the way down to a denied path) */
     size_t nlist;
     int read_all;      /* read and execute everywhere but /dev */
-    int no_network;    /* no TCP bind or connect at all (ABI >= 4; seccomp refuses the sockets) */
+    /* NETWORK_NONE: no TCP bind or connect at all (ABI >= 4; seccomp refuses the sockets);
+     * NETWORK_PROXY: no TCP bind, connects to proxy_port only (needs ABI >= 4) */
+    enum network_mode network;
+    int proxy_port;
 };
 
 /*
  * Confines this process and everything it later starts to `paths` and a few devices; no device
- * nodes made anywhere. Dies with 78 when Landlock is unavailable, 125 on any other failure.
+ * nodes made anywhere. Dies with 78 when Landlock is unavailable, 125 on any other failure (also
+ * when NETWORK_PROXY is asked of a kernel whose ABI cannot confine TCP: it never runs unconfined).
  */
 void apply_landlock(const struct landlock_paths *paths);
 

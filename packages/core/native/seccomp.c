@@ -9,6 +9,7 @@
 #include "seccomp.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -191,6 +192,30 @@ static const struct rule unix_socket_rule = {SYS_socket, ARG_IS, 0, 0xffffffffU,
  */
 static const struct rule network_socket_rule = {SYS_socket, ARG_NOT, 0, 0xffffffffU, AF_UNIX, EACCES};
 
+/*
+ * TCP Fast Open: sendto(), sendmsg() or sendmmsg() with MSG_FASTOPEN on an unconnected TCP socket
+ * connects it inside the send, past the socket_connect hook where Landlock checks the port (tried
+ * on Linux 6.18 with ABI 7: the data reached a port the ruleset did not grant). So the flag fails
+ * with EACCES whatever the socket, with --no-network and --proxy-port alike (a TCP socket may be
+ * inherited, and --proxy-port makes them). TCP_FASTOPEN_CONNECT needs no rule: with it, connect()
+ * still passes the hook (refused there), and the send that follows goes where connect() may go.
+ */
+#define FASTOPEN_FLAG 0x20000000U /* MSG_FASTOPEN; older C libraries may lack it */
+static const struct rule fastopen_rules[] = {
+    {SYS_sendto, ARG_HAS, 3, FASTOPEN_FLAG, 0, EACCES},
+    {SYS_sendmsg, ARG_HAS, 2, FASTOPEN_FLAG, 0, EACCES},
+    {SYS_sendmmsg, ARG_HAS, 3, FASTOPEN_FLAG, 0, EACCES},
+};
+
+/*
+ * --proxy-port: listen() on a TCP socket that was never bound binds it to an ephemeral port
+ * without the socket_bind hook, so Landlock's refusal of binds would not keep a command from
+ * accepting connections from outside (tried as above). listen() cannot tell a TCP socket from a
+ * unix one, so it fails with EACCES for both: a unix-socket server (--allow-unix-sockets) needs
+ * --network host or none.
+ */
+static const struct rule listen_rule = {SYS_listen, ALWAYS, 0, 0, 0, EACCES};
+
 #define MAX_FILTER 512
 struct program {
     struct sock_filter insn[MAX_FILTER];
@@ -249,7 +274,38 @@ static void emit_rule(struct program *p, const struct rule *r) {
     }
 }
 
-void apply_seccomp(int allow_unix_sockets, int no_network) {
+/* A jump on A == k: jt and jf count the instructions skipped. */
+static struct sock_filter jump_if(uint32_t k, uint8_t jt, uint8_t jf) {
+    return (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf);
+}
+
+/*
+ * --proxy-port: socket() is let through for AF_UNIX (its rule came before) and for TCP over IPv4
+ * and IPv6, which Landlock then lets connect to the proxy's port only. Everything else fails with
+ * EACCES: UDP (and so DNS: the proxy resolves names), raw, packet and netlink sockets, and stream
+ * protocols Landlock does not see, SCTP and MPTCP (IPPROTO_MPTCP, 262) among them. The type is
+ * compared without SOCK_NONBLOCK and SOCK_CLOEXEC (arg1 & 0xf, the kernel's SOCK_TYPE_MASK);
+ * protocol 0 means TCP for an AF_INET/AF_INET6 stream. A rule of the table tests one argument, so
+ * this is a sequence of its own. Expects the syscall number in A and leaves it there.
+ */
+static void emit_proxy_socket_rule(struct program *p) {
+    emit(p, jump_if(SYS_socket, 0, 12));   /*  0  not socket(): to 13 */
+    emit(p, load_arg(0));                   /*  1  the family */
+    emit(p, jump_if(AF_UNIX, 9, 0));        /*  2  to 12 */
+    emit(p, jump_if(AF_INET, 1, 0));        /*  3  to 5 */
+    emit(p, jump_if(AF_INET6, 0, 6));       /*  4  else to 11 */
+    emit(p, load_arg(1));                   /*  5  the type */
+    emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf)); /*  6 */
+    emit(p, jump_if(SOCK_STREAM, 0, 3));    /*  7  else to 11 */
+    emit(p, load_arg(2));                   /*  8  the protocol */
+    emit(p, jump_if(0, 2, 0));              /*  9  to 12 */
+    emit(p, jump_if(IPPROTO_TCP, 1, 0));    /* 10  to 12 */
+    emit(p, ret_errno(EACCES));             /* 11 */
+    emit(p, load_nr);                       /* 12 */
+                                            /* 13  the next rule */
+}
+
+void apply_seccomp(int allow_unix_sockets, enum network_mode network) {
     static struct program p; /* static: 4 KiB is more than a small stack should carry */
     p.len = 0;
     /* Another architecture's system calls (i386 through int 0x80: its socketcall() hides the
@@ -266,7 +322,14 @@ void apply_seccomp(int allow_unix_sockets, int no_network) {
 #endif
     for (size_t i = 0; i < sizeof deny_list / sizeof *deny_list; i++) emit_rule(&p, &deny_list[i]);
     if (!allow_unix_sockets) emit_rule(&p, &unix_socket_rule);
-    if (no_network) emit_rule(&p, &network_socket_rule);
+    if (network == NETWORK_NONE) emit_rule(&p, &network_socket_rule);
+    if (network == NETWORK_PROXY) {
+        emit_proxy_socket_rule(&p);
+        emit_rule(&p, &listen_rule);
+    }
+    if (network != NETWORK_HOST)
+        for (size_t i = 0; i < sizeof fastopen_rules / sizeof *fastopen_rules; i++)
+            emit_rule(&p, &fastopen_rules[i]);
     emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 
     struct sock_fprog prog = {.len = p.len, .filter = p.insn};

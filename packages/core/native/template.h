@@ -9,8 +9,14 @@
 
 /*
  * The script a shell unit's B runs, in a copy of the template or in a bash of its own: wait for
- * the go byte, read the request, change to its directory, run its script. Expects
- * `__ahma_scope` set (empty: no check of the directory).
+ * the go byte, read the request, change to its directory, export its environment entries, run its
+ * script. Expects `__ahma_scope` set (empty: no check of the directory).
+ *
+ * The request is cwd, zero or more `=NAME=VALUE` entries (names checked by the zygote, none of
+ * them ours: `__ahma_*` is refused), the mode, the script. `export "NAME=VALUE"` takes the value
+ * as it is: nothing in it is expanded or run. The entries are exported on the line that takes the
+ * script, so the bootstrap keeps its number of lines: a script's line numbers (LINENO, errors)
+ * follow the line of the eval at its end.
  *
  * bash's `cd` resolves a path by itself and then changes to it by name, so a directory swapped
  * for a symlink in between puts the shell elsewhere while $PWD still names the checked path. The
@@ -21,9 +27,9 @@
 #define SHELL_UNIT_BOOTSTRAP                                                                      \
     "IFS= read -r -d '' __ahma_go <&3 || exit 125\n" /* no NUL: the request is incomplete */     \
     "set --; RANDOM=${SRANDOM:-$$}; SECONDS=0\n" /* fresh, even in a copy of the template */      \
-    "mapfile -d '' -t __ahma_req <&4\n"                 /* cwd, mode (shell), script */           \
+    "mapfile -d '' -t __ahma_req <&4\n"    /* cwd, =NAME=VALUE entries, mode (shell), script */   \
     "exec 3<&- 4<&-\n"                                                                            \
-    "(( ${#__ahma_req[@]} == 3 )) || exit 125\n"                                                  \
+    "(( ${#__ahma_req[@]} >= 3 )) && [[ ${__ahma_req[-2]} == shell ]] || exit 125\n"              \
     "cd -P -- \"${__ahma_req[0]}\" || exit 125\n"                                                 \
     "if [[ -n $__ahma_scope ]]; then\n"                                                           \
     "  __ahma_below=${__ahma_req[0]#\"$__ahma_scope\"}; __ahma_up=.\n"                            \
@@ -39,8 +45,9 @@
     " \"(did it change after it was checked?)\" >&2; exit 125\n"                                  \
     "  fi\n"                                                                                      \
     "fi\n"                                                                                        \
-    "__ahma_script=${__ahma_req[2]}\n"                                                            \
-    "unset __ahma_go __ahma_req __ahma_scope __ahma_below __ahma_up\n"                            \
+    "__ahma_script=${__ahma_req[-1]}; for __ahma_env in"                                          \
+    " \"${__ahma_req[@]:1:${#__ahma_req[@]}-3}\"; do export \"${__ahma_env#=}\" || exit 125; done\n" \
+    "unset __ahma_go __ahma_req __ahma_scope __ahma_below __ahma_up __ahma_env\n"                 \
     "eval \"unset __ahma_script; $__ahma_script\"\n"
 
 /* The template's pid while it runs (it is a child of the zygote), else -1. */

@@ -43,9 +43,10 @@
  *          here and `SHELL --noprofile --norc -c BOOTSTRAP`. Either way it reads the request in
  *          one `mapfile` and runs that one script. A memfd is seekable, so bash reads it in 4 KiB
  *          blocks; a pipe it would read byte by byte (~0.6 us a byte).
- *   argv   a fork of the helper: it reads the request, changes to cwd and executes the words with
- *          the one-command mode's messages and exit codes (125 cwd, 126 cannot execute, 127 not
- *          found). No shell in between: it would cost more than it saves.
+ *   argv   a fork of the helper: it reads the request, changes to cwd, sets the request's
+ *          environment entries and executes the words with the one-command mode's messages and
+ *          exit codes (125 cwd, 126 cannot execute, 127 not found). No shell in between: it would
+ *          cost more than it saves.
  */
 #define OUTPUT_CHUNK 65536
 #define MAX_PAYLOAD (64U << 20)
@@ -231,8 +232,8 @@ static void finish_if_done(struct unit *u) {
 
 /*
  * B of an argv unit, in a forked child with stdout and stderr on the output pipe and signals
- * reset: waits for the request (cwd NUL mode NUL word NUL ..., checked by the zygote), then
- * executes it. Never returns.
+ * reset: waits for the request (cwd NUL [=NAME=VALUE NUL]... mode NUL word NUL ..., checked by the
+ * zygote), changes to cwd, sets the environment entries, then executes it. Never returns.
  */
 static void run_argv(int go_r, int body) __attribute__((noreturn));
 static void run_argv(int go_r, int body) {
@@ -255,7 +256,9 @@ static void run_argv(int go_r, int body) {
     close(body);
 
     const char *end = request + done, *cwd = request;
-    char *words = request + strlen(cwd) + 1;
+    char *env = request + strlen(cwd) + 1, *words = env;
+    while (words < end && *words == '=') words += strlen(words) + 1;
+    const char *env_end = words;
     if (words < end) words += strlen(words) + 1; /* the mode */
     size_t count = 0;
     for (const char *w = words; w < end; w += strlen(w) + 1) count++;
@@ -271,6 +274,16 @@ static void run_argv(int go_r, int body) {
     if (!cwd_inside_scope()) {
         dprintf(STDERR_FILENO, PROG ": %s is not inside the scope %s (did it change after it was checked?)\n", cwd, scope_path);
         _exit(EXIT_HELPER);
+    }
+    /* =NAME=VALUE, the name checked by the zygote: split at the '=' after the name. */
+    for (char *e = env; e < env_end;) {
+        char *next = e + strlen(e) + 1, *eq = strchr(e + 1, '=');
+        *eq = '\0';
+        if (setenv(e + 1, eq + 1, 1) != 0) {
+            dprintf(STDERR_FILENO, PROG ": cannot set %s: %s\n", e + 1, strerror(errno));
+            _exit(EXIT_HELPER);
+        }
+        e = next;
     }
     exec_command(argv);
 }
@@ -406,18 +419,48 @@ static void hand_over(struct unit *u, const char *p, uint32_t len) {
     close_fd(&u->go_w);
 }
 
+/*
+ * What is wrong with an environment field's `NAME=VALUE` (after its leading '='), or NULL. The
+ * names come from the server; the bootstrap's own variables (`__ahma_*`) are not among them, so a
+ * request cannot replace the script it runs.
+ */
+static const char *check_env(const char *entry) {
+    const char *eq = strchr(entry, '=');
+    if (eq == NULL) return "malformed run request: an environment field needs =NAME=VALUE";
+    if (eq == entry) return "malformed run request: an empty environment name";
+    for (const char *c = entry; c < eq; c++) {
+        int letter = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_';
+        if (!letter && (c == entry || *c < '0' || *c > '9'))
+            return "malformed run request: an environment name must match [A-Za-z_][A-Za-z0-9_]*";
+    }
+    if (strncmp(entry, "__ahma_", 7) == 0)
+        return "malformed run request: environment names beginning with __ahma_ are reserved";
+    return NULL;
+}
+
+/* The mode field of a checked run request: after cwd and the environment fields. */
+static const char *mode_of(const char *p) {
+    const char *field = p + strlen(p) + 1;
+    while (*field == '=') field += strlen(field) + 1;
+    return field;
+}
+
 /* What is wrong with a run request's payload, or NULL. */
 static const char *check_run(const char *p, uint32_t len) {
     if (len == 0 || p[len - 1] != '\0')
         return "malformed run request: every field must end with NUL";
-    size_t fields = 0;
-    for (uint32_t i = 0; i < len; i++) fields += p[i] == '\0';
-    if (fields < 3) return "malformed run request: needs cwd, mode and at least one word";
+    const char *end = p + len, *field = p + strlen(p) + 1;
+    for (; field < end && *field == '='; field += strlen(field) + 1) {
+        const char *problem = check_env(field + 1);
+        if (problem != NULL) return problem;
+    }
+    size_t fields = 0; /* from the mode on */
+    for (const char *f = field; f < end; f += strlen(f) + 1) fields++;
+    if (fields < 2) return "malformed run request: needs cwd, mode and at least one word";
     if (p[0] == '\0') return "malformed run request: empty working directory";
-    const char *mode = p + strlen(p) + 1;
-    if (strcmp(mode, "shell") == 0)
-        return fields == 3 ? NULL : "malformed run request: shell mode takes exactly one word";
-    return strcmp(mode, "argv") == 0 ? NULL : "malformed run request: mode must be argv or shell";
+    if (strcmp(field, "shell") == 0)
+        return fields == 2 ? NULL : "malformed run request: shell mode takes exactly one word";
+    return strcmp(field, "argv") == 0 ? NULL : "malformed run request: mode must be argv or shell";
 }
 
 /* Hands a request to the oldest idle unit of its mode (the warmest), else to a new one. */
@@ -441,8 +484,7 @@ static void handle_run(uint32_t id, const char *p, uint32_t len) {
         return;
     }
 
-    const char *mode_word = p + strlen(p) + 1;
-    struct unit *u = start_unit(strcmp(mode_word, "argv") == 0 ? MODE_ARGV : MODE_SHELL, p, len);
+    struct unit *u = start_unit(strcmp(mode_of(p), "argv") == 0 ? MODE_ARGV : MODE_SHELL, p, len);
     if (u == NULL) {
         send_error(id, "cannot start the command: %s", strerror(errno));
         return;

@@ -7,6 +7,7 @@
 // once, with the processes and their Landlock domains, in docs/native.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
+import { AhmaError } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { CommandLine, Sandbox } from '../sandbox/sandbox.js';
 import type { Environment } from './environment.js';
@@ -100,9 +101,17 @@ export class ShellPool {
 
   /**
    * Hands `command` to a warm shell, or returns undefined when the zygote is not running (the caller
-   * spawns directly, and the zygote is started for the next command).
+   * spawns directly, and the zygote is started for the next command). `env`: variables of this
+   * command alone, on top of the zygote's (R7.16: its proxy URL); a value may hold anything but NUL.
+   * Throws COMMAND_INVALID for a name that is not [A-Za-z_][A-Za-z0-9_]* (or is the bootstrap's own,
+   * `__ahma_*`) and for a NUL in a value: the frame could not carry them.
    */
-  take(command: Command, cwd: string): RunningCommand | undefined {
+  take(
+    command: Command,
+    cwd: string,
+    env?: Readonly<Record<string, string>>,
+  ): RunningCommand | undefined {
+    const entries = envFields(env);
     this.#armIdleTimer();
     const zygote = this.#zygote;
     if (zygote === undefined || zygote.stdin === null) {
@@ -113,7 +122,7 @@ export class ShellPool {
     this.#stats.pooled++;
     const id = (this.#nextId = (this.#nextId + 1) >>> 0);
     const fields = command.kind === 'argv' ? ['argv', ...command.argv] : ['shell', command.script];
-    zygote.stdin.write(frame('R', id, Buffer.from(`${[cwd, ...fields].join('\0')}\0`)));
+    zygote.stdin.write(frame('R', id, Buffer.from(`${[cwd, ...entries, ...fields].join('\0')}\0`)));
     let resolveExit: (status: ExitStatus) => void = () => undefined;
     const exit = new Promise<ExitStatus>((resolve) => (resolveExit = resolve));
     const pending: Pending = {
@@ -323,6 +332,28 @@ export class ShellPool {
     await closed;
     clearTimeout(force);
   }
+}
+
+/**
+ * The run request's environment fields (docs/native.md): `=NAME=VALUE` each, between the working
+ * directory and the mode, which never starts with `=`.
+ */
+function envFields(env: Readonly<Record<string, string>> | undefined): string[] {
+  return Object.entries(env ?? {}).map(([name, value]) => {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || name.startsWith('__ahma_')) {
+      throw new AhmaError(
+        'COMMAND_INVALID',
+        `cannot pass the environment variable ${JSON.stringify(name)} to a pooled command: a name must match [A-Za-z_][A-Za-z0-9_]* and not begin with __ahma_`,
+      );
+    }
+    if (value.includes('\0')) {
+      throw new AhmaError(
+        'COMMAND_INVALID',
+        `cannot pass the environment variable ${name} to a pooled command: its value holds a NUL byte`,
+      );
+    }
+    return `=${name}=${value}`;
+  });
 }
 
 function frame(type: 'R' | 'K', id: number, payload: Buffer): Buffer {

@@ -46,9 +46,13 @@ export interface SandboxOptions {
   readonly allowUnixSockets?: boolean;
   /**
    * R7.15: `host` (default): commands reach any address; `none`: no socket of any family but unix
-   * ones (seccomp), no TCP bind or connect (Landlock, ABI >= 4), no network on macOS.
+   * ones (seccomp), no TCP bind or connect (Landlock, ABI >= 4), no network on macOS. R7.16:
+   * `proxy`: TCP connects to `proxyPort` alone (Landlock, ABI >= 4: refused below), no other
+   * socket but unix ones, no bind or listen; on macOS outbound to localhost:proxyPort only.
    */
   readonly network?: NetworkMode;
+  /** R7.16: the egress proxy's loopback port; required when `network` is `proxy`. */
+  readonly proxyPort?: number | undefined;
   /** Let commands keep the server's capabilities (Linux; by default every set is emptied). */
   readonly keepCapabilities?: boolean;
   /** --no-sandbox: run unconfined (for trusted environments; the caller must warn loudly). */
@@ -88,6 +92,8 @@ export interface Sandbox {
   readonly warnings: readonly string[];
   /** R7.15: the network mode in force (`host` when unconfined: nothing is enforced then). */
   readonly network: NetworkMode;
+  /** R7.16: the one port commands may connect to when `network` is `proxy`, else undefined. */
+  readonly proxyPort: number | undefined;
   /** What commands may read, write and not read (R7.10); enforced on Linux and macOS. */
   readonly policy: ReadPolicy;
   /** The policy as the helper's rules (real paths), computed once per sandbox. */
@@ -104,8 +110,12 @@ export interface Sandbox {
    * uses them. False when hand-off files are not mounted here (`detect`, `off`).
    */
   refreshHandoff(): boolean;
-  /** The program and arguments that run `argv` confined (and supervised, on Linux). */
-  wrap(argv: readonly string[]): CommandLine;
+  /**
+   * The program and arguments that run `argv` confined (and supervised, on Linux); `network`: a
+   * mode of its own for this command instead of the sandbox's (unconfined: ignored). Throws
+   * CONFIG_INVALID for `proxy` without a port, SANDBOX_UNAVAILABLE where it cannot be enforced.
+   */
+  wrap(argv: readonly string[], network?: NetworkOverride): CommandLine;
   /** The command line of the shell-pool zygote keeping `size` warm shells, where supported. */
   poolCommand(size: number): CommandLine | undefined;
   /**
@@ -122,6 +132,12 @@ export interface SandboxHandoff {
   readonly pin: readonly string[];
 }
 
+/** A network mode for one command (R7.15, R7.16); `proxyPort` is required with `proxy`. */
+export interface NetworkOverride {
+  readonly network: NetworkMode;
+  readonly proxyPort?: number | undefined;
+}
+
 export interface CommandLine {
   readonly file: string;
   readonly args: string[];
@@ -135,9 +151,66 @@ const FIX_LINUX = [
   'In a trusted, disposable environment only, --no-sandbox runs commands unconfined.',
 ].join('\n');
 
+const FIX_PROXY = [
+  'To fix: run Ahma on Linux 6.7 or newer (Landlock ABI 4 confines TCP connects to one port), or',
+  'choose --network none (no network for commands) or --network host (any address, nothing',
+  'filtered).',
+].join('\n');
+
+type CheckedNetwork =
+  | { readonly network: 'host' | 'none'; readonly proxyPort: undefined }
+  | { readonly network: 'proxy'; readonly proxyPort: number };
+
+/**
+ * The mode and port a command runs with: `proxy` needs a TCP port (1..65535), CONFIG_INVALID
+ * otherwise; the port is dropped for the other modes.
+ */
+function checkedNetwork(network: NetworkMode, proxyPort: number | undefined): CheckedNetwork {
+  if (network !== 'proxy') return { network, proxyPort: undefined };
+  if (
+    proxyPort === undefined ||
+    !Number.isInteger(proxyPort) ||
+    proxyPort < 1 ||
+    proxyPort > 65535
+  ) {
+    throw new AhmaError(
+      'CONFIG_INVALID',
+      `--network proxy needs the egress proxy's port (an integer 1..65535), got ${String(proxyPort)}`,
+    );
+  }
+  return { network, proxyPort };
+}
+
+/**
+ * A checked network mode (checkedNetwork) as the helper's flags (R7.15, R7.16): `--no-network`,
+ * `--proxy-port N`, or none. Throws SANDBOX_UNAVAILABLE when the kernel's Landlock cannot hold TCP
+ * connects to one port.
+ */
+function networkFlags(network: CheckedNetwork, abi: number): string[] {
+  if (network.network === 'none') return ['--no-network'];
+  if (network.network === 'host') return [];
+  if (abi < 4) {
+    throw new AhmaError(
+      'SANDBOX_UNAVAILABLE',
+      `--network proxy needs Landlock ABI 4 to keep commands' TCP connects to the egress proxy's port; this kernel offers ABI ${String(abi)}, which would leave every address reachable.\n${FIX_PROXY}`,
+    );
+  }
+  return ['--proxy-port', String(network.proxyPort)];
+}
+
+/** A command's own network mode as helper flags (wrap's override), checked like the server's. */
+function commandNetworkFlags(override: NetworkOverride, abi: number): string[] {
+  return networkFlags(checkedNetwork(override.network, override.proxyPort), abi);
+}
+
 /** Probes the mechanism and builds the sandbox, or throws SANDBOX_UNAVAILABLE explaining the fix. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const platform = options.platform ?? process.platform;
+  // Checked first: a proxy without its port is a caller's mistake whatever the platform.
+  const network: CheckedNetwork =
+    options.disabled === true
+      ? { network: 'host', proxyPort: undefined }
+      : checkedNetwork(options.network ?? 'host', options.proxyPort);
   const helperPath = options.helperPath ?? defaultHelperPath();
   // mkdtemp, not a predictable name: commands write the temp dir and could plant a link there.
   const tempDir = options.tempDir ?? tmpdir();
@@ -165,7 +238,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     cacheRoot: await realpath(cacheRoot),
     policy,
     rules,
-    network: options.disabled === true ? ('host' as const) : (options.network ?? 'host'),
+    network: network.network,
+    proxyPort: network.proxyPort,
     // Protected only by the Linux helper (below); elsewhere watched.
     handoff:
       options.handoff === false
@@ -194,11 +268,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // --scope: the helper checks where a command really starts (after its change of directory), so
   // a directory swapped for a link after the server checked working_directory cannot move it out.
   const inScope = ['--scope', options.scope];
-  // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote.
-  const linuxHelper = (flags: () => readonly string[], confinement: readonly string[]) => ({
-    wrap: (argv: readonly string[]) => ({
+  // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote; `flags`
+  // with a command's own network mode when it has one (wrap's override).
+  const linuxHelper = (
+    flags: (network?: NetworkOverride) => readonly string[],
+    confinement: readonly string[],
+  ) => ({
+    wrap: (argv: readonly string[], network?: NetworkOverride) => ({
       file: helperPath,
-      args: [...flags(), ...inScope, '--', ...argv],
+      args: [...flags(network), ...inScope, '--', ...argv],
     }),
     poolCommand: (size: number) => ({
       file: helperPath,
@@ -214,6 +292,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     warnings.push(
       "--no-sandbox: commands run UNCONFINED and can write anywhere this user can, Ahma's own files included (the check that refuses an Ahma installed inside a writable path is skipped)",
     );
+    if ((options.network ?? 'host') !== 'host') {
+      warnings.push(
+        `--no-sandbox: --network ${String(options.network)} is NOT enforced: commands reach any address`,
+      );
+    }
     const unconfined = {
       ...base,
       mechanism: 'none' as const,
@@ -260,13 +343,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     else if (options.handoff !== false) {
       handoff = { ...base.handoff, reason: probe.handoffReason ?? 'unknown' };
     }
-    const flags = () => [
+    // R7.16: refused now rather than at the first command (the helper would refuse it too).
+    const serverNetwork = networkFlags(network, probe.abi);
+    const flags = (override?: NetworkOverride) => [
       ...readFlags,
       ...writeFlags,
       ...handoff.protect.flatMap((path) => ['--protect', path]),
       ...handoff.pin.flatMap((path) => ['--pin', path]),
       ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
-      ...(options.network === 'none' ? ['--no-network'] : []),
+      ...(override === undefined ? serverNetwork : commandNetworkFlags(override, probe.abi)),
       ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
       ...grace,
     ];
@@ -296,16 +381,24 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     // R7.10: the same deny lists as on Linux, in every spelling macOS may see (/private/etc/…);
     // everything else stays readable. The profile is built (and its paths checked) once.
     const reads = seatbeltReads(policy.denies, options.extraReadable ?? []);
-    const profile = seatbeltProfile(writable, reads, base.network);
+    const seatbeltNetwork = { mode: network.network, proxyPort: network.proxyPort };
+    const profile = seatbeltProfile(writable, reads, seatbeltNetwork);
     return {
       ...base,
       mechanism: 'seatbelt',
       abi: undefined,
       warnings,
       refreshHandoff: () => false,
-      wrap: (argv) => seatbeltLine(profile, argv),
+      wrap: (argv, override) => {
+        if (override === undefined) return seatbeltLine(profile, argv);
+        const own = checkedNetwork(override.network, override.proxyPort);
+        return seatbeltLine(
+          seatbeltProfile(writable, reads, { mode: own.network, proxyPort: own.proxyPort }),
+          argv,
+        );
+      },
       poolCommand: () => undefined,
-      confine: (paths, argv) => seatbeltLine(seatbeltProfile(paths, reads, base.network), argv),
+      confine: (paths, argv) => seatbeltLine(seatbeltProfile(paths, reads, seatbeltNetwork), argv),
     };
   }
 

@@ -38,6 +38,15 @@ export interface SeatbeltProfile {
   readonly parameters: readonly string[];
 }
 
+/**
+ * What commands may reach on the network (R7.15, R7.16): `proxyPort` is the egress proxy's
+ * loopback port, required with `proxy`.
+ */
+export interface SeatbeltNetwork {
+  readonly mode: NetworkMode;
+  readonly proxyPort?: number | undefined;
+}
+
 /** The temp folders the profile always lets commands write (real paths). */
 const ALWAYS_WRITABLE = ['/private/tmp', '/private/var/folders'];
 
@@ -73,13 +82,14 @@ export function seatbeltReads(
 }
 
 /**
- * The profile for `writable` roots (real paths, named WRITABLE_0 …) and the read rules. Throws
- * SANDBOX_UNAVAILABLE when a path that must go into a regex holds a character it cannot carry.
+ * The profile for `writable` roots (real paths, named WRITABLE_0 …), the read rules and the
+ * network mode. Throws SANDBOX_UNAVAILABLE when a path that must go into a regex holds a character
+ * it cannot carry, CONFIG_INVALID for `proxy` without a valid port.
  */
 export function seatbeltProfile(
   writable: readonly string[],
   reads: SeatbeltReads = NO_READ_RULES,
-  network: NetworkMode = 'host',
+  network: SeatbeltNetwork = { mode: 'host' },
 ): SeatbeltProfile {
   const parameters = new Parameters();
   const writableNames = writable.map((path) => parameters.name('WRITABLE', path));
@@ -109,12 +119,36 @@ export function seatbeltProfile(
     '(allow mach-lookup (global-name "com.apple.system.logger"))',
     '(allow mach-lookup (global-name "com.apple.trustd.agent"))',
     '(allow mach-lookup (global-name "com.apple.SecurityServer"))',
-    // R7.15: --network none leaves every network operation to (deny default).
-    ...(network === 'none' ? [] : ['(allow network*)']),
+    ...networkRules(network),
     '(allow ipc-posix-shm)',
     '',
   ].join('\n');
   return { text, parameters: parameters.argv };
+}
+
+/**
+ * R7.15: `none` leaves every network operation to (deny default). R7.16: `proxy` lets commands
+ * connect to the egress proxy's port on loopback and nowhere else (Seatbelt's `remote ip` takes
+ * `localhost` or `*` as the host); binding and inbound connections stay denied. The port is
+ * checked to be an integer, so it is the only text spliced into the profile.
+ */
+function networkRules(network: SeatbeltNetwork): string[] {
+  switch (network.mode) {
+    case 'host':
+      return ['(allow network*)'];
+    case 'none':
+      return [];
+    case 'proxy': {
+      const port = network.proxyPort;
+      if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) {
+        throw new AhmaError(
+          'CONFIG_INVALID',
+          `--network proxy needs the egress proxy's port (an integer 1..65535), got ${String(port)}`,
+        );
+      }
+      return [`(allow network-outbound (remote ip "localhost:${String(port)}"))`];
+    }
+  }
 }
 
 /**

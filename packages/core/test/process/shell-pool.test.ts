@@ -1,10 +1,14 @@
 // The pre-warmed shell pool seen through the engine (R4.1): pooled runs behave exactly like direct
 // spawns, nothing leaks between commands, stopping kills exactly the command's tree, and the pool
-// survives its zygote dying or going idle.
+// survives its zygote dying or going idle. ShellPool.take's environment entries (a command's own
+// variables, R7.16's proxy URL among them) reach argv and shell units verbatim.
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AhmaError } from '../../src/errors.js';
 import type { Command } from '../../src/process/execution-types.js';
+import type { ShellPool } from '../../src/process/shell-pool.js';
 import { descendantsOf } from '../support/sandbox-helper.js';
 import {
   bash,
@@ -185,6 +189,109 @@ describe('R4.1: the shell pool', () => {
     });
     expect(result.status).toBe('failed');
     expect(result.output).toContain('Permission denied');
+  });
+});
+
+describe('R4.1: environment entries of one pooled command (ShellPool.take)', () => {
+  const poolOf = (): ShellPool => {
+    const pool = pooled.engine.pool;
+    if (pool === undefined) throw new Error('the pooled engine has no pool');
+    return pool;
+  };
+
+  /** Runs `command` in a warm unit with `env`; its output and exit. */
+  const take = async (command: Command, env?: Record<string, string>) => {
+    const pool = poolOf();
+    pool.start();
+    await eventually(() => pool.stats.zygotePid !== undefined);
+    const running = pool.take(command, pooled.scope, env);
+    if (running === undefined) throw new Error('the pool zygote is not running');
+    let output = '';
+    running.onOutput((chunk) => (output += chunk.toString('utf8')));
+    const exit = await running.exit;
+    return { output, ...exit };
+  };
+
+  const values = () => ({
+    FOO: 'two  words ',
+    LINES: 'a\nb\n',
+    SUBST: `$(touch ${pooled.scope}/pwned)`,
+    TICKS: `\`touch ${pooled.scope}/pwned2\``,
+    QUOTES: `it's "q" \\ $HOME \${PATH}`,
+    EQUALS: 'x=y==z',
+    EMPTY: '',
+    UNICODE: 'ünï ☃',
+  });
+  const dump = (names: readonly string[]) => [
+    'node',
+    '-e',
+    'process.stdout.write(JSON.stringify(Object.fromEntries(process.argv.slice(1).map((n) => [n, process.env[n] ?? null]))))',
+    ...names,
+  ];
+
+  it('R4.1: entries reach an argv unit and a shell unit (`echo "$FOO"`) verbatim; spaces, newlines and $(…) are not evaluated', async () => {
+    const env = values();
+    const names = Object.keys(env);
+    const argv = await take({ kind: 'argv', argv: dump(names) }, env);
+    expect(argv).toMatchObject({ code: 0, signal: null });
+    expect(JSON.parse(argv.output)).toEqual(env);
+    const echo = await take({ kind: 'shell', script: 'echo "$FOO"; printf "%s" "$LINES"' }, env);
+    expect(echo).toMatchObject({ output: 'two  words \na\nb\n', code: 0 });
+    // Exported: what the shell starts sees them too.
+    const child = await take(
+      {
+        kind: 'shell',
+        script: `exec ${dump(names)
+          .map((w) => `'${w.replaceAll("'", "'\\''")}'`)
+          .join(' ')}`,
+      },
+      env,
+    );
+    expect(JSON.parse(child.output)).toEqual(env);
+    expect(existsSync(`${pooled.scope}/pwned`)).toBe(false);
+    expect(existsSync(`${pooled.scope}/pwned2`)).toBe(false);
+  });
+
+  it("R4.1: without entries a command runs as before, and one command's entries never reach the next", async () => {
+    expect(await take({ kind: 'shell', script: 'echo "${FOO-unset}"' })).toMatchObject({
+      output: 'unset\n',
+      code: 0,
+    });
+    expect(await take({ kind: 'argv', argv: ['echo', 'plain'] }, {})).toMatchObject({
+      output: 'plain\n',
+      code: 0,
+    });
+    await take({ kind: 'shell', script: 'true' }, { FOO: 'first' });
+    const [shell, argv] = [
+      await take({ kind: 'shell', script: 'echo "${FOO-unset}"' }),
+      await take({ kind: 'argv', argv: dump(['FOO']) }),
+    ];
+    expect(shell.output).toBe('unset\n');
+    expect(JSON.parse(argv.output)).toEqual({ FOO: null });
+  });
+
+  it('R4.1: a name the frame cannot carry, a reserved one, or a NUL in a value is refused before anything is sent (COMMAND_INVALID)', () => {
+    const pool = poolOf();
+    const before = pool.stats.pooled;
+    for (const env of [
+      { '1A': 'x' },
+      { 'A-B': 'x' },
+      { 'A=B': 'x' },
+      { '': 'x' },
+      { 'A B': 'x' },
+      { __ahma_script: 'x' },
+      { OK: 'a\0b' },
+    ]) {
+      let caught: unknown;
+      try {
+        pool.take({ kind: 'argv', argv: ['true'] }, pooled.scope, env);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, JSON.stringify(env)).toBeInstanceOf(AhmaError);
+      expect((caught as AhmaError).code).toBe('COMMAND_INVALID');
+    }
+    expect(pool.stats.pooled).toBe(before);
   });
 });
 

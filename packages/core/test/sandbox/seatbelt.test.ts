@@ -233,7 +233,37 @@ function refusal(run: () => unknown): AhmaError {
 describe('seatbeltProfile', () => {
   it('R7.15: --network none drops the network allowance (deny default then refuses it)', () => {
     expect(seatbeltProfile([]).text).toContain('(allow network*)');
-    expect(seatbeltProfile([], undefined, 'none').text).not.toMatch(/network/);
+    expect(seatbeltProfile([], undefined, { mode: 'host' }).text).toContain('(allow network*)');
+    expect(seatbeltProfile([], undefined, { mode: 'none' }).text).not.toMatch(/network/);
+  });
+
+  it('R7.16: --network proxy allows outbound connections to localhost:PORT alone, no bind, no inbound', () => {
+    const text = seatbeltProfile(writable, policyReads(), { mode: 'proxy', proxyPort: 41234 }).text;
+    const networkRules = rulesOf(text).filter((rule) =>
+      rule.operations.some((op) => op.startsWith('network')),
+    );
+    // One rule, whose only operation is network-outbound, whose only filter is that address.
+    expect(networkRules).toEqual([
+      {
+        action: 'allow',
+        operations: ['network-outbound'],
+        filters: [['remote', 'ip', { text: 'localhost:41234' }]],
+      },
+    ]);
+    expect(text).toContain('(allow network-outbound (remote ip "localhost:41234"))');
+    expect(text).not.toContain('(allow network*)');
+    expect(text).not.toMatch(/network-bind|network-inbound/);
+    // Everything else is the same profile as with --network none.
+    const none = seatbeltProfile(writable, policyReads(), { mode: 'none' }).text;
+    expect(text.split('\n').filter((line) => !line.includes('network'))).toEqual(none.split('\n'));
+  });
+
+  it('R7.16: --network proxy without a valid port is refused (CONFIG_INVALID)', () => {
+    for (const proxyPort of [undefined, 0, 65536, 1.5, Number.NaN]) {
+      expect(refusal(() => seatbeltProfile([], undefined, { mode: 'proxy', proxyPort })).code).toBe(
+        'CONFIG_INVALID',
+      );
+    }
   });
 
   it('R7.3: starts with (version 1) and (deny default)', () => {

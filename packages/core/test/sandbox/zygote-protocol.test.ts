@@ -2,13 +2,56 @@
 // run for real against the kernel: its usage, and how a command requested over its wire protocol
 // runs and is answered (R4.1): S with the supervisor's pid, the output in O frames, then X; exit
 // codes; argv words and scripts that arrive verbatim; large output in bounded frames, and
-// backpressure; malformed requests answered with E. The driver is ../support/zygote.ts.
+// backpressure; malformed requests answered with E; environment entries (`=NAME=VALUE` fields
+// after cwd) set for one command. The driver is ../support/zygote.ts.
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { helper, pidsWithMarker, sleep } from '../support/sandbox-helper.js';
-import { runPayload, pool, newMarker, scope, useZygoteTests } from '../support/zygote.js';
+import { helper, pidsWithMarker, sleep, waitFor } from '../support/sandbox-helper.js';
+import {
+  runPayload,
+  pool,
+  newMarker,
+  scope,
+  useZygoteTests,
+  warmShellUnits,
+  Zygote,
+} from '../support/zygote.js';
+
+/** A run payload with environment fields: cwd, `=NAME=VALUE`..., mode, words; each NUL-ended. */
+const envPayload = (
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  mode: string,
+  words: readonly string[],
+) =>
+  Buffer.concat(
+    [cwd, ...Object.entries(env).map(([name, value]) => `=${name}=${value}`), mode, ...words].map(
+      (field) => Buffer.from(`${field}\0`, 'utf8'),
+    ),
+  );
+
+/** Values a shell would mangle if it evaluated them. */
+const hostileEnv = (dir: string) => ({
+  SPACES: 'two  words ',
+  LINES: 'line1\nline2\n',
+  SUBST: `$(touch ${dir}/pwned)`,
+  TICKS: `\`touch ${dir}/pwned2\``,
+  QUOTES: `it's "quoted" \\ $HOME`,
+  EQUALS: 'a=b==c',
+  EMPTY: '',
+  UNICODE: 'ünïcødé ✓',
+});
+
+/** Python printing the named variables as JSON (null for unset ones). */
+const dumpEnv = (names: readonly string[]) => [
+  'python3',
+  '-c',
+  'import json, os, sys; print(json.dumps({n: os.environ.get(n) for n in sys.argv[1:]}))',
+  ...names,
+];
 
 describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () => {
   useZygoteTests();
@@ -238,6 +281,107 @@ describe.runIf(process.platform === 'linux')('ahma-sandbox --pool (zygote)', () 
         expect(result).toMatchObject({ code: 0, signal: 0 });
         expect(result.output).toBe('x'.repeat(size));
       }
+    });
+  });
+
+  describe('environment entries', () => {
+    it('R4.1: =NAME=VALUE fields after cwd reach an argv unit and a shell unit verbatim, never evaluated; no field works as before', async () => {
+      const zygote = pool(1);
+      const env = hostileEnv(scope);
+      const names = Object.keys(env);
+      let id = 1000; // above the ids zygote.run() takes
+      const run = (
+        mode: string,
+        words: readonly string[],
+        fields: Readonly<Record<string, string>> = env,
+      ) => {
+        zygote.send('R', ++id, envPayload(scope, fields, mode, words));
+        return zygote.result(id);
+      };
+      const argv = await run('argv', dumpEnv(names));
+      expect(argv.code).toBe(0);
+      expect(JSON.parse(argv.output)).toEqual(env);
+      // The shell sees them as variables, exported to what it starts.
+      const shell = await run('shell', [
+        `printf '[%s]' "$SPACES" "$EMPTY"; echo; exec ${dumpEnv(names)
+          .map((w) => `'${w}'`)
+          .join(' ')}`,
+      ]);
+      expect(shell.code).toBe(0);
+      const [first = '', json = ''] = shell.output.split('\n');
+      expect(first).toBe('[two  words ][]');
+      expect(JSON.parse(json)).toEqual(env);
+      expect(existsSync(join(scope, 'pwned'))).toBe(false);
+      expect(existsSync(join(scope, 'pwned2'))).toBe(false);
+      // Without fields, nothing of the above is set; with one, only it.
+      const without = await zygote.run('shell', [
+        'echo "${SPACES-unset}"; compgen -v __ahma_ || echo none',
+      ]);
+      expect(without.output).toBe('unset\nnone\n');
+      const one = await run('shell', ['echo "$ONLY ${SPACES-unset}"'], { ONLY: 'me' });
+      expect(one.output).toBe('me unset\n');
+      // A word after the mode that looks like a field is a word.
+      const word = await run('argv', ['printf', '%s\\n', '=X=y'], {});
+      expect(word.output).toBe('=X=y\n');
+    });
+
+    it('R4.1: a bash of its own (no template) exports the entries the same way', async () => {
+      const dir = await mkdtemp('/var/tmp/ahma-zyg-bin-');
+      try {
+        const lone = join(dir, 'ahma-sandbox');
+        await copyFile(helper, lone);
+        await chmod(lone, 0o755);
+        const zygote = new Zygote(['--read-all', '--rw', scope, '--pool', '1', '--'], lone);
+        await waitFor(() => warmShellUnits(zygote.pid).length === 1, 'a warm shell');
+        const env = hostileEnv(scope);
+        zygote.send(
+          'R',
+          1,
+          envPayload(scope, env, 'shell', [
+            `exec ${dumpEnv(Object.keys(env))
+              .map((w) => `'${w}'`)
+              .join(' ')}`,
+          ]),
+        );
+        const result = await zygote.result(1);
+        expect(result.code).toBe(0);
+        expect(JSON.parse(result.output)).toEqual(env);
+        expect(existsSync(join(scope, 'pwned'))).toBe(false);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('R4.1: a malformed or reserved environment name is answered with E, and nothing runs', async () => {
+      const zygote = pool(1);
+      const marker = join(scope, 'ran');
+      const bad = [
+        ['=', 'needs =NAME=VALUE'],
+        ['=NOVALUE', 'needs =NAME=VALUE'],
+        ['==x', 'empty environment name'],
+        ['=1A=x', '[A-Za-z_][A-Za-z0-9_]*'],
+        ['=A-B=x', '[A-Za-z_][A-Za-z0-9_]*'],
+        ['=A B=x', '[A-Za-z_][A-Za-z0-9_]*'],
+        ['=__ahma_script=x', 'reserved'],
+      ];
+      let id = 500;
+      for (const [field = '', message] of bad) {
+        for (const mode of ['argv', 'shell']) {
+          id++;
+          const words = mode === 'argv' ? ['touch', marker] : [`touch ${marker}`];
+          zygote.send('R', id, Buffer.from(`${scope}\0${field}\0${mode}\0${words.join('\0')}\0`));
+          const error = await zygote.frame('E', id);
+          expect(error.payload.toString(), field).toContain(message);
+        }
+      }
+      // Fields but no mode, or a shell request with a second word after them.
+      zygote.send('R', 600, envPayload(scope, { A: 'b' }, '', []).subarray(0, -1));
+      expect((await zygote.frame('E', 600)).payload.toString()).toContain('malformed');
+      zygote.send('R', 601, envPayload(scope, { A: 'b' }, 'shell', ['true', 'extra']));
+      expect((await zygote.frame('E', 601)).payload.toString()).toContain('exactly one word');
+      expect(zygote.frames.filter((f) => f.type === 'S' && f.id >= 500)).toEqual([]);
+      expect(existsSync(marker)).toBe(false);
+      expect(await zygote.run('argv', ['echo', 'still fine'])).toMatchObject({ code: 0 });
     });
   });
 
