@@ -22,13 +22,16 @@ import { defaultHelperPath } from './sandbox/helper-binary.js';
 import { describeHandoff } from './sandbox/handoff.js';
 import { HandoffWatch } from './sandbox/handoff-watch.js';
 import { checkInstallLocation } from './sandbox/install-check.js';
+import { EgressGate, type EgressCaller } from './network/egress-gate.js';
+import type { EgressDecision } from './network/egress-proxy.js';
 import { npmrcForCommands } from './sandbox/npmrc.js';
-import { prepareGrants } from './sandbox/profiles.js';
+import { prepareGrants, profileHosts } from './sandbox/profiles.js';
 import type { NetworkMode } from './sandbox/network.js';
 import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
 import { LogStore } from './state/log-store.js';
 import { ownTag } from './state/owner.js';
 import type { LabelledPath } from './state/paths.js';
+import { GrantLedger } from './state/grant-ledger.js';
 import { EMPTY_DIRECTORY_SCRIPT, removeConfined, removeTree } from './state/remove.js';
 import { createStateDir, type StateDir } from './state/state-dir.js';
 import { sweepDeadServers, type SweepReport } from './state/sweep.js';
@@ -60,6 +63,14 @@ export interface EngineOptions extends OperationManagerOptions {
   readonly allowUnixSockets?: boolean;
   /** R7.15: what commands may reach on the network (--network; default host). */
   readonly network?: NetworkMode;
+  /**
+   * R7.17: with `proxy`, host rules commands may reach (--allow-host; the enabled profiles' hosts
+   * are added) and may not (--deny-host). A malformed rule refuses the start (CONFIG_INVALID).
+   */
+  readonly allowHosts?: readonly string[];
+  readonly denyHosts?: readonly string[];
+  /** R7.19: every decision of the egress proxy (the audit log). */
+  readonly onEgress?: (decision: EgressDecision<EgressCaller>) => void;
   /** --keep-capabilities: commands keep the server's capabilities (root's, say). */
   readonly keepCapabilities?: boolean;
   /** Where the engine reports trouble it handles on its own (the pool's); silent by default. */
@@ -111,6 +122,12 @@ export interface Engine {
    * changed.
    */
   denyEnv(entries: readonly string[]): boolean;
+  /**
+   * R7.16: the egress proxy commands reach the network through, and the person's grants (R7.18):
+   * started with the engine under `--network proxy`, else by the first command of a tool file that
+   * asks for `proxy`; undefined until then.
+   */
+  readonly egress: EgressGate | undefined;
   /** The private state: its root, this engine's directory and logs, its cache directory. */
   readonly state: StateDir;
   /** The full-output logs and their disk budget. */
@@ -154,7 +171,22 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const state = await createStateDir({ root: options.stateDir, env: baseEnv, writable, owner });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   let sandbox: Sandbox;
+  let egress: EgressGate | undefined;
+  // R7.16: one egress proxy per engine: started now under --network proxy, else when a tool file
+  // that asks for `proxy` first runs a command.
+  let egressStart: Promise<EgressGate> | undefined;
+  const startEgress = () =>
+    (egressStart ??= EgressGate.start({
+      scope: options.scope,
+      allow: [...profileHosts(options.profiles ?? []), ...(options.allowHosts ?? [])],
+      deny: options.denyHosts ?? [],
+      ledger: new GrantLedger(state.root),
+      onDecision: options.onEgress,
+    }).then((gate) => (egress = gate)));
   try {
+    // The proxy first: the sandbox lets commands connect to its port alone. Unconfined commands
+    // (--no-sandbox) would not be held to it: no proxy then (the sandbox warns).
+    if (options.network === 'proxy' && options.noSandbox !== true) await startEgress();
     sandbox = await createSandbox({
       scope: options.scope,
       cacheRoot: state.cacheDir,
@@ -177,12 +209,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         ? {}
         : { allowUnixSockets: options.allowUnixSockets }),
       ...(options.network === undefined ? {} : { network: options.network }),
+      ...(egress === undefined ? {} : { proxyPort: egress.port }),
       ...(options.keepCapabilities === undefined
         ? {}
         : { keepCapabilities: options.keepCapabilities }),
     });
   } catch (error) {
     // Nothing has run yet: both directories are as this engine made them.
+    await egress?.close();
     await Promise.all([removeTree(state.serverDir), removeTree(state.cacheDir)]);
     throw error;
   }
@@ -244,6 +278,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const executor = new Executor({
     sandbox,
     handoff,
+    egress: startEgress,
     ...(sandbox.handoff.mechanism === 'mount'
       ? { explainHandoff: (path: string) => describeHandoff(path, options.scope) }
       : {}),
@@ -289,6 +324,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       renewPool('the command environment changed');
       return true;
     },
+    get egress() {
+      return egress;
+    },
     state,
     logs,
     swept,
@@ -297,6 +335,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         // Cancel first: pooled commands are stopped through the zygote.
         await operations.shutdown();
         await Promise.all([pool, ...retired].map((each) => each?.close()));
+        await egressStart?.then((gate) => gate.close()).catch(() => undefined);
         await swept;
         logs.clear();
         // Left behind on failure (a file in use, …): the next start sweeps it once we are gone.

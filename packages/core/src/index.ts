@@ -57,11 +57,26 @@ export { type Logger } from './logger.js';
 export { resolveSandboxScope } from './sandbox/scope.js';
 export { PROFILES, profileProblem } from './sandbox/profiles.js';
 export { type NetworkMode } from './sandbox/network.js';
+export {
+  askable,
+  grantRules,
+  type EgressCaller,
+  type GrantDuration,
+} from './network/egress-gate.js';
+export { type EgressDecision } from './network/egress-proxy.js';
+export { hostPatternProblem } from './network/host-rules.js';
+export { GrantLedger, type LedgerGrant } from './state/grant-ledger.js';
+export { stateRootCandidates } from './state/state-dir.js';
 export { deniedBy, type DenyEntry } from './sandbox/read-policy.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';
-export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
+export type {
+  Command,
+  ExecutionResult,
+  NetworkRefusal,
+  StepRecord,
+} from './process/execution-types.js';
 export { commandArgv, Executor } from './process/executor.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';
 export { isLive, procStat } from './process/proc-stat.js';

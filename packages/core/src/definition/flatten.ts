@@ -7,6 +7,7 @@ import type {
   SubcommandDefinition,
   ToolDefinition,
 } from './schema.js';
+import type { NetworkMode } from '../sandbox/network.js';
 import { ASYNC_GUIDANCE_KEY, type GuidanceBlocks } from './guidance.js';
 import { jsonPointer } from './diagnostic.js';
 import { describeHints } from './hints.js';
@@ -62,6 +63,8 @@ export interface ToolLeaf {
   readonly sequencePointer: string | undefined;
   /** A livelog tool's monitor settings (it runs these, not `command`); undefined otherwise. */
   readonly livelog?: LivelogSettings | undefined;
+  /** R7.15, R7.16: the file's own network mode, when it asks for less than the server's. */
+  readonly network?: NetworkMode | undefined;
 }
 
 interface Inherited {
@@ -86,6 +89,7 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
     definitionName: definition.name,
     command: isSequenceTool ? [] : command,
     hints: definition.hints,
+    network: definition.network,
   };
   const bareShell = !isSequenceTool && isBareShell(command);
 

@@ -271,6 +271,12 @@ export const toolDefinitionSchema = z
       .describe(
         'Toolchain profiles (R7.14) the tools need: extra paths they read and write, such as a download cache. Granted only when the operator enables the bundle at start (--tools) or the profile (--profile); otherwise reported with the flag that enables them.',
       ),
+    network: z
+      .enum(['none', 'proxy', 'host'])
+      .optional()
+      .describe(
+        "What this file's commands may reach on the network (R7.15, R7.16), when less than the server's --network: none (no socket but unix ones), proxy (only allowed hosts, through Ahma's egress proxy) or host. A file can only narrow the server's mode, never widen it.",
+      ),
   })
   .meta({
     title: 'Ahma tool definition (MTDF)',

@@ -1,5 +1,6 @@
 // What runs and how it ended: the types the executor, the shell pool, output collection, sequences
 // and operations all share. A module of its own below them all, so none imports another for them.
+import type { EgressRefusal } from '../network/egress-proxy.js';
 
 export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
 
@@ -24,6 +25,20 @@ export interface ExecutionResult {
   readonly steps?: readonly StepRecord[];
   /** R7.11: hand-off files that changed while the command ran (absolute paths); absent: none. */
   readonly handoffWrites?: readonly HandoffWrite[];
+  /** R7.17: connections the egress proxy refused the command (`--network proxy`); absent: none. */
+  readonly networkRefusals?: readonly NetworkRefusal[];
+}
+
+/** A connection the egress proxy refused a command, once per host, port and kind of refusal. */
+export interface NetworkRefusal {
+  /** As the command named it (normalized). */
+  readonly host: string;
+  readonly port: number;
+  readonly refusal: EgressRefusal;
+  /** One sentence: what was refused and why. */
+  readonly reason: string;
+  /** The loopback or private address a name led to (`private`), the one a grant must name. */
+  readonly address?: string | undefined;
 }
 
 /** A trust hand-off file created, changed or removed (sandbox/handoff.ts finds them). */

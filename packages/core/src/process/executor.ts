@@ -6,11 +6,19 @@ import { homedir } from 'node:os';
 import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AhmaError } from '../errors.js';
+import { askable, grantRules, type EgressGate } from '../network/egress-gate.js';
 import type { HandoffWatch } from '../sandbox/handoff-watch.js';
 import { refusalHints } from '../sandbox/refusal-hints.js';
-import type { Sandbox } from '../sandbox/sandbox.js';
+import { narrowest, type NetworkMode } from '../sandbox/network.js';
+import type { NetworkOverride, Sandbox } from '../sandbox/sandbox.js';
 import { tempDirectory, type Environment } from './environment.js';
-import type { Command, ExecutionResult, ExecutionStatus, HandoffWrite } from './execution-types.js';
+import type {
+  Command,
+  ExecutionResult,
+  ExecutionStatus,
+  HandoffWrite,
+  NetworkRefusal,
+} from './execution-types.js';
 import { OutputCollector, type CollectedOutput, type OutputLimits } from './output.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
@@ -29,6 +37,16 @@ export interface ExecutionRequest {
    * live view). Called synchronously with each piece; it must not keep more than it bounds itself.
    */
   readonly onOutput?: ((chunk: Buffer) => void) | undefined;
+  /**
+   * R7.17: who runs it (the tool, and the MCP connection that called it), for the egress proxy's
+   * decisions and the person's session grants. Default: tool `ahma`, no connection.
+   */
+  readonly caller?: { readonly tool: string; readonly owner?: string | undefined } | undefined;
+  /**
+   * R7.15, R7.16: a tool file's own network mode; only one narrower than the server's applies
+   * (none < proxy < host), and such a command is spawned on its own, not in a warm shell.
+   */
+  readonly network?: NetworkMode | undefined;
 }
 
 export interface ExecutorOptions {
@@ -43,6 +61,11 @@ export interface ExecutorOptions {
   readonly handoff?: HandoffWatch | undefined;
   /** Why a refused path is a protected hand-off file (R7.11), for the refusal hints (R7.13). */
   readonly explainHandoff?: ((path: string) => string | undefined) | undefined;
+  /**
+   * R7.16: the egress proxy's gate (started on first use): a command in `proxy` mode gets a pass
+   * of its own through it.
+   */
+  readonly egress?: (() => Promise<EgressGate>) | undefined;
 }
 
 export const DEFAULT_GRACE_MS = 2000;
@@ -88,24 +111,58 @@ export class Executor {
     // Before the pool is asked: a hand-off change made outside renews it (and its mounts).
     const watch = this.#options.handoff;
     const before = watch?.before();
-    const running =
-      this.#options.pool?.take(request.command, request.cwd) ?? runningChild(this.#spawn(request));
-    const result = await this.#supervise(running, request, started);
+    const { sandbox } = this.#options;
+    // Unconfined commands (--no-sandbox) are held to no mode at all.
+    const network =
+      sandbox.mechanism === 'none' ? sandbox.network : narrowest(sandbox.network, request.network);
+    // R7.16: the command's own proxy URL (its token dies with it), also in a warm shell.
+    const gate = network === 'proxy' ? await this.#options.egress?.() : undefined;
+    const pass = gate?.open({
+      tool: request.caller?.tool ?? 'ahma',
+      operationId: request.logName,
+      owner: request.caller?.owner,
+    });
+    let result: ExecutionResult;
+    let refusals: NetworkRefusal[];
+    try {
+      // A narrower mode than the server's needs a helper of its own (the pool runs the server's).
+      const own = network !== sandbox.network;
+      const running =
+        (own ? undefined : this.#options.pool?.take(request.command, request.cwd, pass?.env)) ??
+        runningChild(
+          this.#spawn(request, pass?.env, own ? { network, proxyPort: gate?.port } : undefined),
+        );
+      result = await this.#supervise(running, request, started);
+    } finally {
+      refusals = pass?.end() ?? [];
+    }
     const writes = before === undefined ? [] : (watch?.after(before) ?? []);
-    return writes.length === 0
-      ? result
-      : {
-          ...result,
-          output: result.output + handoffNote(writes, this.#options.sandbox.scope),
-          handoffWrites: writes,
-        };
+    if (writes.length > 0) {
+      result = {
+        ...result,
+        output: result.output + handoffNote(writes, this.#options.sandbox.scope),
+        handoffWrites: writes,
+      };
+    }
+    if (refusals.length > 0) {
+      result = {
+        ...result,
+        output: result.output + networkNote(refusals),
+        networkRefusals: refusals,
+      };
+    }
+    return result;
   }
 
-  #spawn(request: ExecutionRequest): ChildProcess {
-    const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command));
+  #spawn(
+    request: ExecutionRequest,
+    passEnv: Environment | undefined,
+    network: NetworkOverride | undefined,
+  ): ChildProcess {
+    const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command), network);
     return spawn(file, args, {
       cwd: request.cwd,
-      env: this.#options.env,
+      env: passEnv === undefined ? this.#options.env : { ...this.#options.env, ...passEnv },
       // stdin is /dev/null; the helper merges the command's stderr into stdout, and its own
       // messages arrive on stderr.
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -242,6 +299,24 @@ function handoffNote(writes: readonly HandoffWrite[], scope: string): string {
   const more =
     writes.length > shown.length ? `, and ${String(writes.length - shown.length)} more` : '';
   return `\n[ahma sandbox] hand-off files changed while this command ran (git, editors and Ahma run them later outside any sandbox; review them before that): ${shown.join(', ')}${more}\n`;
+}
+
+/**
+ * R7.17: what the egress proxy refused the command, each with the flag that would allow it; the
+ * person may also be asked (the MCP layer adds what they answered).
+ */
+function networkNote(refusals: readonly NetworkRefusal[]): string {
+  return refusals
+    .map((refusal) => {
+      const rules = askable(refusal) ? grantRules(refusal) : [];
+      const fix =
+        rules.length === 0
+          ? ''
+          : ` To allow it: --allow-host ${rules.join(',')} (a server option), or the person's grant.`;
+      return `\n[ahma network] ${refusal.reason}.${fix}`;
+    })
+    .join('')
+    .concat('\n');
 }
 
 /** A last line saying why the command ended, when its output cannot (empty when it can). */

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import profileData from '../../policy/profiles.json' with { type: 'json' };
 import { closestMatch } from '../definition/suggest.js';
 import { AhmaError } from '../errors.js';
+import { hostPatternProblem } from '../network/host-rules.js';
 import { isInside } from '../paths/inside.js';
 import { deniedBy, expandHome, shippedDenies, usableHome, type DenyEntry } from './read-policy.js';
 
@@ -30,6 +31,15 @@ const profileSchema = z.strictObject({
   read: z.array(profilePath),
   write: z.array(profilePath),
   write_files: z.array(profilePath).optional(),
+  /** R7.17: hosts its commands reach through the egress proxy (`--network proxy`). */
+  hosts: z
+    .array(
+      z.string().superRefine((host, context) => {
+        const problem = hostPatternProblem(host);
+        if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .optional(),
 });
 
 const profilesSchema = z.strictObject({
@@ -90,6 +100,19 @@ export function profileGrants(
     read: paths.filter((each) => each.kind === 'read').map((each) => each.path),
     write: paths.filter((each) => each.kind !== 'read').map((each) => each.path),
   };
+}
+
+/** R7.17: the hosts the named profiles' commands reach. Throws CONFIG_INVALID for an unknown name. */
+export function profileHosts(names: readonly string[]): string[] {
+  return [
+    ...new Set(
+      [...new Set(names)].flatMap((name) => {
+        const problem = profileProblem(name);
+        if (problem !== undefined) throw new AhmaError('CONFIG_INVALID', problem);
+        return PROFILES[name]?.hosts ?? [];
+      }),
+    ),
+  ];
 }
 
 export interface GrantRequest {

@@ -84,8 +84,19 @@ export async function createStateDir(options: StateDirOptions): Promise<StateDir
   );
 }
 
+/**
+ * Where a server would put its private state, in order of preference (the first that exists is
+ * where a running or past server put it): for tools that read it without starting a server.
+ */
+export function stateRootCandidates(
+  root: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  return candidates({ root, env }).map((candidate) => candidate.path);
+}
+
 /** --state-dir alone when given; else $XDG_STATE_HOME/ahma, ~/.local/state/ahma, $XDG_RUNTIME_DIR/ahma. */
-function candidates(options: StateDirOptions): Candidate[] {
+function candidates(options: Pick<StateDirOptions, 'root' | 'env'>): Candidate[] {
   if (options.root !== undefined && options.root !== '') {
     return [{ path: resolve(options.root), origin: `--state-dir (${STATE_DIR_ENV})` }];
   }

@@ -12,6 +12,7 @@ import {
   checkProfiles,
   prepareGrants,
   profileGrants,
+  profileHosts,
   profileProblem,
   PROFILES,
 } from '../../src/sandbox/profiles.js';
@@ -93,6 +94,34 @@ describe('checkProfiles', () => {
   ])('R7.14: refuses malformed data: %s', (_, fields) => {
     expect(() => checkProfiles(data({ bad: profile(fields) }))).toThrow();
   });
+});
+
+describe("the profiles' hosts", () => {
+  it('R7.17: the package registries and GitHub are named by the profiles that need them', () => {
+    expect(profileHosts(['npm'])).toEqual(['registry.npmjs.org', 'registry.yarnpkg.com']);
+    expect(profileHosts(['cargo'])).toEqual(['index.crates.io', 'static.crates.io', 'crates.io']);
+    expect(profileHosts(['pip'])).toEqual(['pypi.org', 'files.pythonhosted.org']);
+    expect(profileHosts(['go'])).toEqual(['proxy.golang.org', 'sum.golang.org']);
+    expect(profileHosts(['github'])).toEqual([
+      'github.com',
+      'api.github.com',
+      'codeload.github.com',
+      'objects.githubusercontent.com',
+    ]);
+    // Named twice (npm and pnpm share a registry), listed once; a profile without hosts adds none.
+    expect(profileHosts(['npm', 'pnpm', 'rustup'])).toEqual([
+      'registry.npmjs.org',
+      'registry.yarnpkg.com',
+    ]);
+    expect(() => profileHosts(['nope'])).toThrow(/unknown sandbox profile "nope"/);
+  });
+
+  it.each([['*'], ['https://example.com'], ['*.'], ['a*.example.com']])(
+    'R7.17: a profile naming the host rule %s is refused, whole',
+    (host) => {
+      expect(() => checkProfiles(data({ bad: profile({ hosts: [host] }) }))).toThrow();
+    },
+  );
 });
 
 describe('profileProblem and profileGrants', () => {
