@@ -19,6 +19,11 @@ async function main(): Promise<number> {
     const { doctorCommand } = await import('./doctor/command.js');
     return doctorCommand(argv.slice(1), process.env, process.cwd(), out);
   }
+  // `ahma-shell grants list|revoke` (R7.18): the network grants people gave.
+  if (argv[0] === 'grants') {
+    const { grantsCommand } = await import('./grants/command.js');
+    return grantsCommand(argv.slice(1), process.env, out);
+  }
   const parsed = parseCommandLine(argv, process.env);
   switch (parsed.kind) {
     case 'help':

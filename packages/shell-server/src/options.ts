@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import {
   envDenyProblem,
+  hostPatternProblem,
   MAX_TIMEOUT_SECONDS,
   PROFILES,
   profileProblem,
@@ -71,6 +72,10 @@ export interface ServerOptions {
   readonly httpNoAuth: boolean;
   /** R7.15: what commands may reach on the network. */
   readonly network: NetworkMode;
+  /** R7.17: host rules commands may reach through the egress proxy (`--network proxy`). */
+  readonly allowHosts: readonly string[];
+  /** R7.17: host rules they may not, whatever allows them. */
+  readonly denyHosts: readonly string[];
   /** The same endpoints on a unix socket, for the server's own uid only (no token needed there). */
   readonly httpSocket: string | undefined;
   readonly logToStderr: boolean;
@@ -102,6 +107,8 @@ export const USAGE = `Usage:
   ahma-shell --mode http [options]              serve MCP over HTTP at http://127.0.0.1:3000/mcp
   ahma-shell --tool_name TOOL [--tool_args JSON] [-- WORDS…]
                                                 run one tool synchronously and exit with its code
+  ahma-shell doctor [options] [--json]          what the sandbox enforces on this machine
+  ahma-shell grants list|revoke ID…             the network grants people gave (--network proxy)
 
 Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_SANDBOX=1):
   --mode stdio|http        transport
@@ -134,8 +141,13 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
   --allow-read PATH,…      let commands also read these paths (absolute or ~/…), even credentials
   --deny-read PATH,…       keep commands from reading these paths (absolute or ~/…)
   --allow-write PATH,…     let commands also write beneath these existing paths (absolute or ~/…)
-  --network host|none      what commands may reach: host (default: any address) or none (no
-                           socket but unix ones, no TCP at all)
+  --network host|proxy|none  what commands may reach: host (default: any address), proxy (only
+                           the hosts allowed, through Ahma's egress proxy) or none (no socket but
+                           unix ones, no TCP at all)
+  --allow-host HOST[:PORT],…  proxy: let commands also reach these hosts (exact, or *.domain;
+                           ports 80 and 443 unless one is named; a loopback or private address
+                           only by its address, e.g. 127.0.0.1:5432); profiles add their own
+  --deny-host HOST[:PORT],…  proxy: never let commands reach these, whatever allows them
   --allow-handoff-writes PATH,…  let commands write these hand-off files after all (.git/hooks,
                            .git/config, .ahma, .vscode, …; relative to the scope, or absolute)
   --session-isolation      HTTP: a process and sandbox scope per session (the client's first root)
@@ -182,6 +194,8 @@ const ENV: Record<string, string> = {
   'allow-handoff-writes': 'AHMA_ALLOW_HANDOFF_WRITES',
   'http-no-auth': 'AHMA_HTTP_NO_AUTH',
   network: 'AHMA_NETWORK',
+  'allow-host': 'AHMA_ALLOW_HOST',
+  'deny-host': 'AHMA_DENY_HOST',
   'http-socket': 'AHMA_HTTP_SOCKET',
   registry: 'AHMA_REGISTRY',
   'registry-file': 'AHMA_REGISTRY_FILE',
@@ -233,6 +247,8 @@ export function parseCommandLine(
         'allow-handoff-writes': { type: 'string', multiple: true },
         'http-no-auth': { type: 'boolean' },
         network: { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
+        'deny-host': { type: 'string', multiple: true },
         'http-socket': { type: 'string' },
         registry: { type: 'boolean' },
         'registry-file': { type: 'string' },
@@ -272,8 +288,11 @@ export function parseCommandLine(
     return { kind: 'usage', error: `--mode must be "stdio" or "http", not "${mode}"` };
   }
   const network = text('network') ?? 'host';
-  if (network !== 'host' && network !== 'none') {
-    return { kind: 'usage', error: `--network must be "host" or "none", not "${network}"` };
+  if (network !== 'host' && network !== 'proxy' && network !== 'none') {
+    return {
+      kind: 'usage',
+      error: `--network must be "host", "proxy" or "none", not "${network}"`,
+    };
   }
   const timeout = positiveNumber(text('timeout'), DEFAULT_TIMEOUT_SECONDS);
   // The same bound as a tool's or a call's timeout_seconds (and far below what a timer can hold).
@@ -333,7 +352,14 @@ export function parseCommandLine(
   }
   // Repeatable flags, each a comma list; the flags replace the environment variable.
   const lists = (
-    name: 'profile' | 'allow-read' | 'deny-read' | 'allow-write' | 'allow-handoff-writes',
+    name:
+      | 'profile'
+      | 'allow-read'
+      | 'deny-read'
+      | 'allow-write'
+      | 'allow-handoff-writes'
+      | 'allow-host'
+      | 'deny-host',
   ): string[] => {
     const given = values[name];
     return given === undefined ? list(text(name)) : given.flatMap((each) => list(each));
@@ -355,6 +381,13 @@ export function parseCommandLine(
         kind: 'usage',
         error: `--${name} ${relative}: a path must be absolute or start with ~/ (the server's HOME)`,
       };
+    }
+  }
+  const hosts = { 'allow-host': lists('allow-host'), 'deny-host': lists('deny-host') };
+  for (const [name, entries] of Object.entries(hosts)) {
+    for (const entry of entries) {
+      const problem = hostPatternProblem(entry);
+      if (problem !== undefined) return { kind: 'usage', error: `--${name} ${entry}: ${problem}` };
     }
   }
   const memoryText = text('session-memory-mb');
@@ -409,6 +442,8 @@ export function parseCommandLine(
       httpTokenFile: text('http-token-file'),
       httpNoAuth: flag('http-no-auth'),
       network,
+      allowHosts: hosts['allow-host'],
+      denyHosts: hosts['deny-host'],
       httpSocket,
       logToStderr: flag('log-to-stderr'),
       debug: flag('debug'),

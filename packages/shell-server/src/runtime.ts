@@ -19,6 +19,7 @@ import {
 } from '@ahma/core';
 import { TOKEN_PATH_VARIABLE } from '@ahma/remote';
 import type { Logger } from 'pino';
+import { auditEgress } from './calls/audit.js';
 import { Bundles } from './bundles.js';
 import { serverInstructions } from './mcp/instructions.js';
 import { activateToolsTool } from './mcp/tools/activate-tools.js';
@@ -116,6 +117,8 @@ export function sandboxEngineOptions(settings: SandboxSettings): EngineOptions {
     noSandbox: options.noSandbox,
     keepCapabilities: options.keepCapabilities,
     network: options.network,
+    allowHosts: options.allowHosts,
+    denyHosts: options.denyHosts,
     noShellPool: options.noShellPool,
     ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
     // R7.6: the engine refuses to start when this code (the server, every dependency it resolves,
@@ -150,6 +153,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     ...sandbox,
     envDeny: [...(sandbox.envDeny ?? []), ...livelogKeys],
     logger,
+    onEgress: (decision) => auditEgress({ logger, scope }, decision),
     onListenerError: (error) => logger.error({ err: error }, 'completion listener failed'),
   });
   for (const warning of engine.sandbox.warnings) logger.warn(warning);

@@ -112,13 +112,33 @@ describe('--profile', () => {
 });
 
 describe('--network', () => {
-  it('R7.15: host by default; none from the flag or AHMA_NETWORK; anything else is a usage error', () => {
+  it('R7.15, R7.16: host by default; proxy or none from the flag or AHMA_NETWORK; anything else is a usage error', () => {
     expect(options([]).network).toBe('host');
     expect(options(['--network', 'none']).network).toBe('none');
+    expect(options(['--network', 'proxy']).network).toBe('proxy');
     expect(options([], { AHMA_NETWORK: 'none' }).network).toBe('none');
     expect(options(['--network', 'host'], { AHMA_NETWORK: 'none' }).network).toBe('host');
-    expect(usageError(['--network', 'proxy'])).toBe(
-      '--network must be "host" or "none", not "proxy"',
+    expect(usageError(['--network', 'socks'])).toBe(
+      '--network must be "host", "proxy" or "none", not "socks"',
+    );
+  });
+
+  it('R7.17: --allow-host and --deny-host take comma lists (repeatable, or AHMA_ALLOW_HOST / AHMA_DENY_HOST); a malformed rule is a usage error', () => {
+    const parsed = options([
+      '--allow-host',
+      'registry.npmjs.org,*.crates.io',
+      '--allow-host',
+      '127.0.0.1:5432',
+      '--deny-host',
+      'evil.example',
+    ]);
+    expect(parsed.allowHosts).toEqual(['registry.npmjs.org', '*.crates.io', '127.0.0.1:5432']);
+    expect(parsed.denyHosts).toEqual(['evil.example']);
+    expect(options([], { AHMA_ALLOW_HOST: 'pypi.org' }).allowHosts).toEqual(['pypi.org']);
+    expect(options([]).allowHosts).toEqual([]);
+    expect(usageError(['--allow-host', '*'])).toMatch(/^--allow-host \*: /);
+    expect(usageError(['--deny-host', 'https://x.example/'])).toMatch(
+      /^--deny-host https:\/\/x\.example\/: /,
     );
   });
 });

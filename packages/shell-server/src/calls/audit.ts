@@ -1,7 +1,7 @@
 // NFR4.3: one audit line per execution, whichever way it was asked for (an MCP call, the one-shot
 // CLI): the argv that really ran (bounded, with a SHA-256 of the whole), where, how it ended, and
 // the trust hand-off files that changed while it ran (R7.11).
-import type { ExecutionResult } from '@ahma/core';
+import type { EgressCaller, EgressDecision, ExecutionResult } from '@ahma/core';
 import type { Logger } from 'pino';
 import { auditedArgv } from './audit-argv.js';
 
@@ -43,5 +43,32 @@ export function audit(log: AuditLog, record: AuditRecord): void {
       },
     },
     'execution',
+  );
+}
+
+/**
+ * R7.19: one audit line per connection the egress proxy allowed or refused (`--network proxy`):
+ * host, port, the tool and operation whose command asked, and the rule that decided.
+ */
+export function auditEgress(log: AuditLog, decision: EgressDecision<EgressCaller>): void {
+  log.logger[decision.allowed ? 'info' : 'warn'](
+    {
+      audit: {
+        operation: decision.principal?.operationId,
+        tool: decision.principal?.tool,
+        scope: log.scope,
+        network: {
+          method: decision.method,
+          host: decision.host,
+          port: decision.port,
+          allowed: decision.allowed,
+          rule: decision.rule,
+          address: decision.address,
+          refusal: decision.refusal,
+          reason: decision.reason,
+        },
+      },
+    },
+    decision.allowed ? 'network connection' : 'network refusal',
   );
 }

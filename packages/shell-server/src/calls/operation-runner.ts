@@ -8,6 +8,7 @@ import {
   type OperationTask,
 } from '@ahma/core';
 import { startHeartbeat, type ProgressReporter } from './heartbeat.js';
+import type { PersonAsker } from './network-grants.js';
 
 /** The call being served: its cancellation, its progress, and what the connection wants to know. */
 export interface CallContext {
@@ -33,6 +34,8 @@ export interface CallContext {
    * asynchronous call stays open, with heartbeats, until its command ends (SPEC §12).
    */
   readonly keepOpen?: boolean;
+  /** R7.18: asks the person through the client (MCP elicitation); absent: it cannot be asked. */
+  readonly asker?: PersonAsker | undefined;
 }
 
 export interface RunnerSettings {

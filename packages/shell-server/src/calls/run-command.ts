@@ -1,9 +1,16 @@
 // A prepared command as an operation: it runs in the sandbox under the engine's executor, its
 // audit line records the argv that really ran, and what it needed (file arguments) is cleaned up.
-import { commandArgv, type Command, type Engine, type OperationSnapshot } from '@ahma/core';
+import {
+  commandArgv,
+  type Command,
+  type Engine,
+  type NetworkMode,
+  type OperationSnapshot,
+} from '@ahma/core';
 import type { Logger } from 'pino';
 import { audit } from './audit.js';
 import { LastLine } from './last-line.js';
+import { askAboutRefusals } from './network-grants.js';
 import { runOperation, type CallContext, type RunnerSettings } from './operation-runner.js';
 
 /** A command ready to run: what, where, for how long, and what to clean up afterwards. */
@@ -12,6 +19,8 @@ export interface PreparedCommand {
   readonly cwd: string;
   /** The call's or the tool's limit; undefined: the server's default. */
   readonly timeoutSeconds: number | undefined;
+  /** R7.15, R7.16: the tool file's network mode, when it asks for less than the server's. */
+  readonly network?: NetworkMode | undefined;
   cleanup(): Promise<void>;
 }
 
@@ -38,13 +47,24 @@ export function runCommand(
     blocking,
     async (signal, id) => {
       try {
-        const result = await engine.executor.run({
+        const ran = await engine.executor.run({
           command: prepared.command,
           cwd: prepared.cwd,
           timeoutMs: timeoutSeconds * 1000,
           signal,
           logName: id,
           onOutput: (chunk) => output.push(chunk),
+          caller: { tool: name, owner: call.owner },
+          network: prepared.network,
+        });
+        // R7.18: a host the proxy refused may be allowed by the person, if they can be asked.
+        const result = await askAboutRefusals(ran, {
+          engine,
+          logger: settings.logger,
+          tool: name,
+          operationId: id,
+          owner: call.owner,
+          asker: call.asker,
         });
         audit(
           { logger: settings.logger, scope: engine.sandbox.scope },

@@ -150,5 +150,3 @@ function usernsRow(seen: Map<string, string>, host: UserNamespaces): DoctorRow {
     `seccomp: unshare -U refused in commands (${reason(seen.get('unshare_error'))}); ${hostText}`,
   );
 }
-
-/** The network mode in force: there is no network confinement yet, nothing to probe. */

@@ -19,6 +19,7 @@ import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
 import { progressReporter } from './progress.js';
+import { personAsker } from './person-asker.js';
 import { finishedResult } from './results.js';
 import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from './tools/tool.js';
@@ -102,14 +103,20 @@ export function createMcpServer(runtime: Runtime): McpConnection {
         `tool "${entry.tool.name}" answers at once and is never a task; call it without "task"`,
       );
     }
-    const outcome = await entry.call(request.params.arguments ?? {}, {
-      signal: extra.signal,
-      progress,
-      started: (id) => owned.add(id),
-      owner,
-      pushLater: (id) => answeredStarted.add(id),
-      detached: taskRequest !== undefined,
-    });
+    // R7.18: questions for the person ride on this call's stream while it is open, later on the
+    // session's own.
+    let open = true;
+    const outcome = await entry
+      .call(request.params.arguments ?? {}, {
+        signal: extra.signal,
+        progress,
+        started: (id) => owned.add(id),
+        owner,
+        pushLater: (id) => answeredStarted.add(id),
+        detached: taskRequest !== undefined,
+        asker: personAsker(server, () => (open ? extra.requestId : undefined)),
+      })
+      .finally(() => (open = false));
     if (taskRequest === undefined) return toCallToolResult(outcome);
     // A call refused before any operation started: its task is born completed with the refusal.
     if (outcome.kind !== 'operation') {

@@ -22,6 +22,8 @@ export function isolatedChildCommand(
   if (options.noSandbox) args.push('--no-sandbox');
   if (options.keepCapabilities) args.push('--keep-capabilities');
   if (options.network !== 'host') args.push('--network', options.network);
+  if (options.allowHosts.length > 0) args.push('--allow-host', options.allowHosts.join(','));
+  if (options.denyHosts.length > 0) args.push('--deny-host', options.denyHosts.join(','));
   if (options.stateDir !== undefined) args.push('--state-dir', resolve(cwd, options.stateDir));
   if (options.sync) args.push('--sync');
   args.push('--timeout', String(options.timeoutSeconds));

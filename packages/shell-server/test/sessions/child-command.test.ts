@@ -132,3 +132,27 @@ describe('isolatedChildCommand and the read, write and profile options', () => {
     });
   });
 });
+
+describe('isolatedChildCommand and the network options', () => {
+  it("R7.16, R7.17: a session's process gets the server's --network, --allow-host and --deny-host", () => {
+    const { args } = isolatedChildCommand(
+      options([
+        '--network',
+        'proxy',
+        '--allow-host',
+        '*.crates.io,127.0.0.1:5432',
+        '--deny-host',
+        'evil.example',
+      ]),
+      '/srv',
+      'bin.js',
+      'node',
+    );
+    const parsed = parseCommandLine(args.slice(1), {});
+    expect(parsed.kind === 'run' && parsed.options).toMatchObject({
+      network: 'proxy',
+      allowHosts: ['*.crates.io', '127.0.0.1:5432'],
+      denyHosts: ['evil.example'],
+    });
+  });
+});

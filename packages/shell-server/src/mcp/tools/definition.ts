@@ -42,7 +42,11 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
         context,
         loaded.name,
         blocks(context.forceSync, loaded.leaf.synchronous, args),
-        { ...prepared, command: { kind: 'argv', argv: prepared.argv } },
+        {
+          ...prepared,
+          command: { kind: 'argv', argv: prepared.argv },
+          network: loaded.leaf.network,
+        },
         call,
       );
       return { kind: 'operation', snapshot };

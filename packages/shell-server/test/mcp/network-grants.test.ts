@@ -1,0 +1,148 @@
+// R7.18, R7.19: grants a person answers once. A `--network proxy` server refuses a loopback
+// service nobody named; the SDK Client's elicitation handler stands for the person. "session"
+// lets the retried command through, "deny" keeps it refused, a client without elicitation is told
+// which flag would allow it, and "always" lands in the ledger, where `ahma-shell grants list`
+// shows it, a new server honours it, and `grants revoke` takes it back. Every decision of the
+// proxy and every answer is an audit line.
+import { createServer, type Server as HttpServer } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, E2E, textOf, type Scope } from '../support/harness.js';
+
+let service: HttpServer;
+let port = 0;
+const e2e = new E2E();
+
+beforeAll(async () => {
+  service = createServer((_, response) => response.end('hello from the service\n'));
+  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  const address = service.address();
+  port = typeof address === 'object' && address !== null ? address.port : 0;
+});
+
+afterAll(async () => {
+  service.closeAllConnections();
+  await new Promise<void>((resolve) => service.close(() => resolve()));
+});
+
+afterEach(() => e2e.cleanup());
+
+interface Person {
+  /** The answer the person gives (undefined: the client has no elicitation). */
+  answer: 'once' | 'session' | 'always' | 'deny' | undefined;
+  readonly asked: string[];
+}
+
+/** A proxy-mode server and an SDK client whose elicitation handler answers as `person` says. */
+async function serve(scope: Scope, person: Person) {
+  let stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      BIN,
+      '--mode',
+      'stdio',
+      '--sandbox-scope',
+      scope.dir,
+      '--network',
+      'proxy',
+      '--log-to-stderr',
+    ],
+    env: scope.env,
+    cwd: scope.dir,
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client(
+    { name: 'grant-test', version: '1.0.0' },
+    person.answer === undefined ? {} : { capabilities: { elicitation: {} } },
+  );
+  if (person.answer !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      person.asked.push(request.params.message);
+      return { action: 'accept', content: { decision: person.answer ?? 'deny' } };
+    });
+  }
+  await client.connect(transport);
+  e2e.onCleanup(() => client.close());
+  const curl = async () =>
+    textOf(
+      (await client.callTool({
+        name: 'sandboxed_shell',
+        arguments: {
+          command: `curl -sS -m 10 http://127.0.0.1:${String(port)}/`,
+          execution_mode: 'Synchronous',
+        },
+      })) as CallToolResult,
+    );
+  return { curl, stderr: () => stderr };
+}
+
+describe('network grants', () => {
+  it('R7.18: "session": the person is asked, not the model, and the retried command reaches the host', async () => {
+    const person: Person = { answer: 'session', asked: [] };
+    const server = await serve(await e2e.scope(), person);
+    const first = await server.curl();
+    expect(first).not.toContain('hello from the service');
+    expect(person.asked).toHaveLength(1);
+    expect(person.asked[0]).toContain(`sandboxed_shell wants to reach 127.0.0.1:${String(port)}`);
+    expect(first).toContain(`the person allowed 127.0.0.1:${String(port)} for this session`);
+    const second = await server.curl();
+    expect(second).toContain('hello from the service');
+    expect(person.asked).toHaveLength(1);
+    // R7.19: the refusal, the grant and the connection it allowed are audit lines.
+    expect(server.stderr()).toMatch(/network refusal/);
+    expect(server.stderr()).toMatch(/network grant/);
+    expect(server.stderr()).toMatch(/network connection/);
+  });
+
+  it('R7.18: "deny" keeps the host refused, and is asked again next time', async () => {
+    const person: Person = { answer: 'deny', asked: [] };
+    const server = await serve(await e2e.scope(), person);
+    expect(await server.curl()).toContain('the person did not allow');
+    const again = await server.curl();
+    expect(again).not.toContain('hello from the service');
+    expect(person.asked).toHaveLength(2);
+  });
+
+  it('R7.18: a client without elicitation gets the refusal with the flag that would allow it, and nothing is retried', async () => {
+    const server = await serve(await e2e.scope(), { answer: undefined, asked: [] });
+    const text = await server.curl();
+    expect(text).not.toContain('hello from the service');
+    expect(text).toContain(`--allow-host 127.0.0.1:${String(port)}`);
+    expect(text).toContain('this client cannot ask the person');
+  });
+
+  it('R7.18: "always" lands in the ledger: grants list shows it, a new server honours it, grants revoke takes it back', async () => {
+    const scope = await e2e.scope();
+    const person: Person = { answer: 'always', asked: [] };
+    const first = await serve(scope, person);
+    expect(await first.curl()).toContain('for every session in this scope');
+    const listed = await e2e.run(['grants', 'list', '--json'], { env: scope.env });
+    expect(listed.code).toBe(0);
+    const grants = JSON.parse(listed.stdout) as {
+      id: string;
+      host: string;
+      who: string;
+      scope: string;
+    }[];
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatchObject({
+      host: `127.0.0.1:${String(port)}`,
+      who: 'grant-test 1.0.0',
+      scope: scope.dir,
+    });
+
+    const later = await serve(scope, { answer: 'deny', asked: [] });
+    expect(await later.curl()).toContain('hello from the service');
+
+    const id = grants[0]?.id ?? '';
+    const revoked = await e2e.run(['grants', 'revoke', id], { env: scope.env });
+    expect(revoked.stdout).toContain(`revoked ${id}`);
+    const after = await e2e.run(['grants', 'list'], { env: scope.env });
+    expect(after.stdout).toBe('no grants\n');
+    expect((await e2e.run(['grants', 'revoke', id], { env: scope.env })).code).toBe(1);
+  });
+});
