@@ -28,6 +28,7 @@ import { npmrcForCommands } from './sandbox/npmrc.js';
 import { prepareGrants, profileHosts } from './sandbox/profiles.js';
 import type { NetworkMode } from './sandbox/network.js';
 import { createSandbox, writablePaths, type Sandbox } from './sandbox/sandbox.js';
+import { WriteGrants } from './sandbox/write-grants.js';
 import { LogStore } from './state/log-store.js';
 import { ownTag } from './state/owner.js';
 import type { LabelledPath } from './state/paths.js';
@@ -128,6 +129,8 @@ export interface Engine {
    * asks for `proxy`; undefined until then.
    */
   readonly egress: EgressGate | undefined;
+  /** R7.18: the writes people allowed outside the writable paths, per session. */
+  readonly writeGrants: WriteGrants;
   /** The private state: its root, this engine's directory and logs, its cache directory. */
   readonly state: StateDir;
   /** The full-output logs and their disk budget. */
@@ -171,6 +174,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const state = await createStateDir({ root: options.stateDir, env: baseEnv, writable, owner });
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   let sandbox: Sandbox;
+  // R7.18: the person's lasting grants (hosts and writes), one ledger in the private state.
+  const ledger = new GrantLedger(state.root);
   let egress: EgressGate | undefined;
   // R7.16: one egress proxy per engine: started now under --network proxy, else when a tool file
   // that asks for `proxy` first runs a command.
@@ -180,7 +185,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       scope: options.scope,
       allow: [...profileHosts(options.profiles ?? []), ...(options.allowHosts ?? [])],
       deny: options.denyHosts ?? [],
-      ledger: new GrantLedger(state.root),
+      ledger,
       onDecision: options.onEgress,
     }).then((gate) => (egress = gate)));
   try {
@@ -275,10 +280,23 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
             if (sandbox.refreshHandoff()) renewPool('the hand-off files changed');
           },
         });
+  // R7.18: writes a person allows outside the writable paths; never where Ahma's code lies.
+  const writeGrants = await WriteGrants.load({
+    scope: options.scope,
+    home,
+    denies: sandbox.policy.denies,
+    code: [
+      ...(options.codePaths ?? []),
+      { path: helperPath, label: 'the sandbox helper' },
+      { path: process.execPath, label: 'node' },
+    ],
+    ledger,
+  });
   const executor = new Executor({
     sandbox,
     handoff,
     egress: startEgress,
+    writeGrants,
     ...(sandbox.handoff.mechanism === 'mount'
       ? { explainHandoff: (path: string) => describeHandoff(path, options.scope) }
       : {}),
@@ -327,6 +345,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     get egress() {
       return egress;
     },
+    writeGrants,
     state,
     logs,
     swept,

@@ -108,7 +108,7 @@ export const USAGE = `Usage:
   ahma-shell --tool_name TOOL [--tool_args JSON] [-- WORDS…]
                                                 run one tool synchronously and exit with its code
   ahma-shell doctor [options] [--json]          what the sandbox enforces on this machine
-  ahma-shell grants list|revoke ID…             the network grants people gave (--network proxy)
+  ahma-shell grants list|revoke ID…             the grants people gave when Ahma asked
 
 Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_SANDBOX=1):
   --mode stdio|http        transport

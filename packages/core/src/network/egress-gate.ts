@@ -88,11 +88,11 @@ export class EgressGate {
 
   /** Checks the rules (CONFIG_INVALID for a malformed one), loads the ledger, starts the proxy. */
   static async start(options: EgressGateOptions): Promise<EgressGate> {
-    const lasting = (await options.ledger?.forScope(options.scope)) ?? [];
+    const lasting = (await options.ledger?.forScope(options.scope, 'host')) ?? [];
     const gate = new EgressGate(
       options,
       new HostRules(
-        [...options.allow, ...lasting.map((grant) => grant.host)].map(parseHostPattern),
+        [...options.allow, ...lasting.map((grant) => grant.rule)].map(parseHostPattern),
         options.deny.map(parseHostPattern),
       ),
     );
@@ -148,7 +148,8 @@ export class EgressGate {
     if (duration === 'always') {
       for (const pattern of patterns) {
         await this.#options.ledger?.add({
-          host: pattern.text,
+          kind: 'host',
+          rule: pattern.text,
           scope: this.#options.scope,
           who: record.who,
           when: new Date().toISOString(),

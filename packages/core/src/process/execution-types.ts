@@ -27,6 +27,11 @@ export interface ExecutionResult {
   readonly handoffWrites?: readonly HandoffWrite[];
   /** R7.17: connections the egress proxy refused the command (`--network proxy`); absent: none. */
   readonly networkRefusals?: readonly NetworkRefusal[];
+  /**
+   * R7.18: paths (absolute) a failed command was refused writing because they lie outside every
+   * writable path; a person may allow them. Absent: none.
+   */
+  readonly writeRefusals?: readonly string[];
 }
 
 /** A connection the egress proxy refused a command, once per host, port and kind of refusal. */

@@ -8,9 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { AhmaError } from '../errors.js';
 import { askable, grantRules, type EgressGate } from '../network/egress-gate.js';
 import type { HandoffWatch } from '../sandbox/handoff-watch.js';
-import { refusalHints } from '../sandbox/refusal-hints.js';
+import { explainRefusals, type Explained } from '../sandbox/refusal-hints.js';
 import { narrowest, type NetworkMode } from '../sandbox/network.js';
-import type { NetworkOverride, Sandbox } from '../sandbox/sandbox.js';
+import type { OwnConfinement, Sandbox } from '../sandbox/sandbox.js';
+import type { WriteGrants } from '../sandbox/write-grants.js';
 import { tempDirectory, type Environment } from './environment.js';
 import type {
   Command,
@@ -66,6 +67,8 @@ export interface ExecutorOptions {
    * of its own through it.
    */
   readonly egress?: (() => Promise<EgressGate>) | undefined;
+  /** R7.18: writes a person allowed outside the writable paths, per session. */
+  readonly writeGrants?: WriteGrants | undefined;
 }
 
 export const DEFAULT_GRACE_MS = 2000;
@@ -122,16 +125,23 @@ export class Executor {
       operationId: request.logName,
       owner: request.caller?.owner,
     });
+    // R7.18: paths a person allowed this command's session to write.
+    const writable =
+      sandbox.mechanism === 'none'
+        ? []
+        : (this.#options.writeGrants?.forCommand(request.caller?.owner) ?? []);
     let result: ExecutionResult;
     let refusals: NetworkRefusal[];
     try {
-      // A narrower mode than the server's needs a helper of its own (the pool runs the server's).
-      const own = network !== sandbox.network;
+      // A confinement of its own needs a helper of its own (the pool's carries the server's).
+      const own =
+        network !== sandbox.network || writable.length > 0
+          ? { network, proxyPort: gate?.port, writable }
+          : undefined;
       const running =
-        (own ? undefined : this.#options.pool?.take(request.command, request.cwd, pass?.env)) ??
-        runningChild(
-          this.#spawn(request, pass?.env, own ? { network, proxyPort: gate?.port } : undefined),
-        );
+        (own === undefined
+          ? this.#options.pool?.take(request.command, request.cwd, pass?.env)
+          : undefined) ?? runningChild(this.#spawn(request, pass?.env, own));
       result = await this.#supervise(running, request, started);
     } finally {
       refusals = pass?.end() ?? [];
@@ -157,9 +167,9 @@ export class Executor {
   #spawn(
     request: ExecutionRequest,
     passEnv: Environment | undefined,
-    network: NetworkOverride | undefined,
+    own: OwnConfinement | undefined,
   ): ChildProcess {
-    const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command), network);
+    const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command), own);
     return spawn(file, args, {
       cwd: request.cwd,
       env: passEnv === undefined ? this.#options.env : { ...this.#options.env, ...passEnv },
@@ -248,6 +258,8 @@ export class Executor {
         : exit.code === 0 && exit.error === undefined
           ? 'completed'
           : 'failed';
+    const explained =
+      status === 'failed' ? this.#explain(collected, request.cwd) : { hints: [], writes: [] };
     return {
       status,
       exitCode: exit.code,
@@ -255,35 +267,35 @@ export class Executor {
       output:
         collected.output +
         endNote(exit, timedOut || cancelled) +
-        this.#notes(status, collected, request.cwd),
+        explained.hints
+          .map((hint, index) => `${index === 0 ? '\n' : ''}[ahma sandbox] ${hint}\n`)
+          .join(''),
       truncated: collected.truncated,
       fullOutputPath: collected.fullOutputPath,
       durationMs: performance.now() - started,
       timedOut,
       cancelled,
+      ...(explained.writes.length === 0 ? {} : { writeRefusals: explained.writes }),
     };
   }
 
   /**
-   * What Ahma adds after a command's output: R7.13's explanation of the refusals the sandbox made
-   * in a failed command (its own output is all that is read, never the elision marker).
+   * R7.13's explanation of the refusals the sandbox made in a failed command (its own output is
+   * all that is read, never the elision marker), and the writes refused outside every writable
+   * path (R7.18: a person may allow them).
    */
-  #notes(status: ExecutionStatus, collected: CollectedOutput, cwd: string): string {
-    if (status !== 'failed') return '';
+  #explain(collected: CollectedOutput, cwd: string): Explained {
     const env = this.#options.env;
     const text = collected.truncated
       ? collected.output.replace(/^\[… \d+ bytes elided \(of \d+\); .*…\]$/gmu, '')
       : collected.output;
-    const hints = refusalHints(text, {
+    return explainRefusals(text, {
       cwd,
       home: env['HOME'] ?? homedir(),
       sandbox: this.#options.sandbox,
       tempDir: tempDirectory(env),
       explainHandoff: this.#options.explainHandoff,
     });
-    return hints.length === 0
-      ? ''
-      : `\n${hints.map((hint) => `[ahma sandbox] ${hint}\n`).join('')}`;
   }
 }
 

@@ -210,9 +210,20 @@ function looksLikePath(word: string): boolean {
  * failed with `output`. Nothing for a path the rules allow, or a refusal they cannot have made.
  */
 export function refusalHints(output: string, context: RefusalContext): string[] {
+  return explainRefusals(output, context).hints;
+}
+
+/** The hints, and the paths (absolute) refused for writing outside every writable path (R7.18). */
+export interface Explained {
+  readonly hints: string[];
+  readonly writes: string[];
+}
+
+export function explainRefusals(output: string, context: RefusalContext): Explained {
   const { mechanism } = context.sandbox;
-  if (mechanism === 'none') return [];
+  if (mechanism === 'none') return { hints: [], writes: [] };
   const hints: string[] = [];
+  const writes: string[] = [];
   const seen = new Set<string>();
   for (const refusal of findRefusals(output)) {
     if (hints.length >= MAX_HINTS) break;
@@ -221,10 +232,18 @@ export function refusalHints(output: string, context: RefusalContext): string[] 
     const real = realPrefix(absolute);
     if (seen.has(real)) continue;
     seen.add(real);
-    const hint = explain(refusal, absolute, real, context);
-    if (hint !== undefined && !hints.includes(hint)) hints.push(hint);
+    const explained = explain(refusal, absolute, real, context);
+    if (explained === undefined) continue;
+    if (!hints.includes(explained.hint)) hints.push(explained.hint);
+    if (explained.outsideWritable) writes.push(absolute);
   }
-  return hints;
+  return { hints, writes };
+}
+
+interface Explanation {
+  readonly hint: string;
+  /** A write refused because the path lies outside every writable path (a grant could allow it). */
+  readonly outsideWritable?: boolean;
 }
 
 function explain(
@@ -232,9 +251,9 @@ function explain(
   absolute: string,
   real: string,
   context: RefusalContext,
-): string | undefined {
+): Explanation | undefined {
   const handoff = context.explainHandoff?.(absolute);
-  if (handoff !== undefined && handoff !== '') return handoff;
+  if (handoff !== undefined && handoff !== '') return { hint: handoff };
   // A read-only mount other than the hand-off protection is not the sandbox's doing.
   if (refusal.errno === 'EROFS' || refusal.kind === 'stat') return undefined;
   const shown = `\`${display(absolute, context.home)}\``;
@@ -244,13 +263,13 @@ function explain(
     // Seatbelt refuses writes outside the writable paths with EPERM, and no read.
     if (refusal.errno !== 'EPERM' || refusal.kind === 'read') return undefined;
     if (writableBy(policy, real, DARWIN_WRITABLE)) return undefined;
-    return writeHint(shown, context);
+    return { hint: writeHint(shown, context), outsideWritable: true };
   }
   // Landlock refuses with EACCES; an EPERM is a capability or ownership matter.
   if (refusal.errno !== 'EACCES') return undefined;
   // Ahma's own state is never reachable, whatever the command tried.
   const deny = deniedBy(policy.denies, real) ?? deniedBy(policy.denies, absolute);
-  if (deny?.list === PRIVATE_STATE_LIST) return denyHint(shown, absolute, deny, context);
+  if (deny?.list === PRIVATE_STATE_LIST) return { hint: denyHint(shown, absolute, deny, context) };
   let kind = refusal.kind;
   if (kind === 'unknown') {
     // A refusal naming a path that does not exist was a creation; one that exists, a read (a write
@@ -261,16 +280,16 @@ function explain(
   }
   if (kind === 'read') {
     if (readableBy(policy, real)) return undefined;
-    if (deny === undefined) return readHint(shown, absolute, context);
-    return denyHint(shown, absolute, deny, context);
+    if (deny === undefined) return { hint: readHint(shown, absolute, context) };
+    return { hint: denyHint(shown, absolute, deny, context) };
   }
   if (writableBy(policy, real, LINUX_DEVICES)) return undefined;
   // Inside a writable path but denied there (a scope that holds ~/.aws): the deny list explains it.
   const inWritable = policy.grants.some(
     (grant) => grant.access === 'write' && isInside(real, realGrant(grant)),
   );
-  if (inWritable && deny !== undefined) return denyHint(shown, absolute, deny, context);
-  return writeHint(shown, context);
+  if (inWritable && deny !== undefined) return { hint: denyHint(shown, absolute, deny, context) };
+  return { hint: writeHint(shown, context), outsideWritable: true };
 }
 
 function denyHint(

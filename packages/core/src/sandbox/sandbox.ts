@@ -111,11 +111,12 @@ export interface Sandbox {
    */
   refreshHandoff(): boolean;
   /**
-   * The program and arguments that run `argv` confined (and supervised, on Linux); `network`: a
-   * mode of its own for this command instead of the sandbox's (unconfined: ignored). Throws
-   * CONFIG_INVALID for `proxy` without a port, SANDBOX_UNAVAILABLE where it cannot be enforced.
+   * The program and arguments that run `argv` confined (and supervised, on Linux); `own`: this
+   * command's own confinement — a network mode instead of the sandbox's, more writable paths (a
+   * person's grant, R7.18) — ignored when unconfined. Throws CONFIG_INVALID for `proxy` without a
+   * port, SANDBOX_UNAVAILABLE where it cannot be enforced.
    */
-  wrap(argv: readonly string[], network?: NetworkOverride): CommandLine;
+  wrap(argv: readonly string[], own?: OwnConfinement): CommandLine;
   /** The command line of the shell-pool zygote keeping `size` warm shells, where supported. */
   poolCommand(size: number): CommandLine | undefined;
   /**
@@ -132,10 +133,14 @@ export interface SandboxHandoff {
   readonly pin: readonly string[];
 }
 
-/** A network mode for one command (R7.15, R7.16); `proxyPort` is required with `proxy`. */
-export interface NetworkOverride {
-  readonly network: NetworkMode;
+/**
+ * One command's own confinement: a network mode (R7.15, R7.16; `proxyPort` is required with
+ * `proxy`), and more paths it may write (real paths, R7.18).
+ */
+export interface OwnConfinement {
+  readonly network?: NetworkMode | undefined;
   readonly proxyPort?: number | undefined;
+  readonly writable?: readonly string[] | undefined;
 }
 
 export interface CommandLine {
@@ -198,9 +203,14 @@ function networkFlags(network: CheckedNetwork, abi: number): string[] {
   return ['--proxy-port', String(network.proxyPort)];
 }
 
-/** A command's own network mode as helper flags (wrap's override), checked like the server's. */
-function commandNetworkFlags(override: NetworkOverride, abi: number): string[] {
-  return networkFlags(checkedNetwork(override.network, override.proxyPort), abi);
+/** A command's own confinement as helper flags beyond the server's, network checked like it. */
+function ownFlags(own: OwnConfinement, abi: number): { network?: string[]; writable: string[] } {
+  return {
+    ...(own.network === undefined
+      ? {}
+      : { network: networkFlags(checkedNetwork(own.network, own.proxyPort), abi) }),
+    writable: (own.writable ?? []).flatMap((path) => ['--rw', path]),
+  };
 }
 
 /** Probes the mechanism and builds the sandbox, or throws SANDBOX_UNAVAILABLE explaining the fix. */
@@ -271,12 +281,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // The Linux helper runs (and supervises) commands one by one, or as the pool's zygote; `flags`
   // with a command's own network mode when it has one (wrap's override).
   const linuxHelper = (
-    flags: (network?: NetworkOverride) => readonly string[],
+    flags: (own?: OwnConfinement) => readonly string[],
     confinement: readonly string[],
   ) => ({
-    wrap: (argv: readonly string[], network?: NetworkOverride) => ({
+    wrap: (argv: readonly string[], own?: OwnConfinement) => ({
       file: helperPath,
-      args: [...flags(network), ...inScope, '--', ...argv],
+      args: [...flags(own), ...inScope, '--', ...argv],
     }),
     poolCommand: (size: number) => ({
       file: helperPath,
@@ -345,16 +355,20 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     }
     // R7.16: refused now rather than at the first command (the helper would refuse it too).
     const serverNetwork = networkFlags(network, probe.abi);
-    const flags = (override?: NetworkOverride) => [
-      ...readFlags,
-      ...writeFlags,
-      ...handoff.protect.flatMap((path) => ['--protect', path]),
-      ...handoff.pin.flatMap((path) => ['--pin', path]),
-      ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
-      ...(override === undefined ? serverNetwork : commandNetworkFlags(override, probe.abi)),
-      ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
-      ...grace,
-    ];
+    const flags = (own?: OwnConfinement) => {
+      const extra = own === undefined ? undefined : ownFlags(own, probe.abi);
+      return [
+        ...readFlags,
+        ...writeFlags,
+        ...(extra?.writable ?? []),
+        ...handoff.protect.flatMap((path) => ['--protect', path]),
+        ...handoff.pin.flatMap((path) => ['--pin', path]),
+        ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),
+        ...(extra?.network ?? serverNetwork),
+        ...(options.keepCapabilities === true ? ['--keep-capabilities'] : []),
+        ...grace,
+      ];
+    };
     if (probe.abi < 6) {
       warnings.push(
         `Landlock ABI ${String(probe.abi)} (< 6, Linux < 6.12): commands can signal each other and the pool's processes, and reach abstract unix sockets outside; upgrade the kernel for that isolation`,
@@ -389,11 +403,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       abi: undefined,
       warnings,
       refreshHandoff: () => false,
-      wrap: (argv, override) => {
-        if (override === undefined) return seatbeltLine(profile, argv);
-        const own = checkedNetwork(override.network, override.proxyPort);
+      wrap: (argv, own) => {
+        if (own === undefined) return seatbeltLine(profile, argv);
+        const mode =
+          own.network === undefined ? network : checkedNetwork(own.network, own.proxyPort);
         return seatbeltLine(
-          seatbeltProfile(writable, reads, { mode: own.network, proxyPort: own.proxyPort }),
+          seatbeltProfile([...writable, ...(own.writable ?? [])], reads, {
+            mode: mode.network,
+            proxyPort: mode.proxyPort,
+          }),
           argv,
         );
       },

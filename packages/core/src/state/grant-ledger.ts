@@ -1,8 +1,9 @@
 // The grants a person gave (R7.18): "always" answers to the server's questions, kept in Ahma's
 // private state (`<root>/grants.json`), which commands can neither read nor write (the read policy
 // denies the root, and the root lies outside every writable path). Each grant is one narrow rule —
-// a host and port a scope's commands may reach through the egress proxy — with who gave it, when
-// and why, so `ahma-shell grants list` can show it and `grants revoke` take it back.
+// a host and port a scope's commands may reach through the egress proxy, or a directory they may
+// write — with who gave it, when and why, so `ahma-shell grants list` can show it and `grants
+// revoke` take it back.
 //
 // The file is small and rarely written: it is read whole, changed in memory, and replaced by
 // renaming a fresh 0600 file over it (a reader never sees half a file). It is never followed
@@ -19,8 +20,10 @@ export const LEDGER_FILE = 'grants.json';
 
 const grantSchema = z.strictObject({
   id: z.string().regex(/^g-[0-9a-f]{8}$/),
-  /** A host rule in its canonical text (`static.crates.io:443`, `127.0.0.1:5432`). */
-  host: z.string().min(1),
+  /** `host`: a host commands may reach; `write`: a path they may write. */
+  kind: z.enum(['host', 'write']),
+  /** A host rule in its canonical text (`static.crates.io:443`), or an absolute real path. */
+  rule: z.string().min(1),
   /** The real path of the scope whose commands it is for. */
   scope: z.string().startsWith('/'),
   /** Who answered: the MCP client that asked the person (name and version). */
@@ -71,12 +74,12 @@ export class GrantLedger {
     return parsed.data.grants;
   }
 
-  /** The grants for one scope's commands. */
-  async forScope(scope: string): Promise<LedgerGrant[]> {
-    return (await this.list()).filter((grant) => grant.scope === scope);
+  /** The grants of one kind for one scope's commands. */
+  async forScope(scope: string, kind: LedgerGrant['kind']): Promise<LedgerGrant[]> {
+    return (await this.list()).filter((grant) => grant.scope === scope && grant.kind === kind);
   }
 
-  /** Records a grant (an equal host and scope is not recorded twice); returns it. */
+  /** Records a grant (an equal rule for the scope is not recorded twice); returns it. */
   add(grant: Omit<LedgerGrant, 'id'>): Promise<LedgerGrant> {
     return this.#serial(() => this.#add(grant));
   }
@@ -99,7 +102,9 @@ export class GrantLedger {
 
   async #add(grant: Omit<LedgerGrant, 'id'>): Promise<LedgerGrant> {
     const grants = await this.list();
-    const same = grants.find((each) => each.host === grant.host && each.scope === grant.scope);
+    const same = grants.find(
+      (each) => each.kind === grant.kind && each.rule === grant.rule && each.scope === grant.scope,
+    );
     if (same !== undefined) return same;
     if (grants.length >= MAX_GRANTS) {
       throw new AhmaError(

@@ -140,7 +140,8 @@ describe('EgressGate', () => {
     expect(await get(g.open(caller('c2')).env['http_proxy'] ?? '')).toBe(200);
     const [kept] = await new GrantLedger(stateRoot).list();
     expect(kept).toMatchObject({
-      host: `127.0.0.1:${String(port)}`,
+      kind: 'host',
+      rule: `127.0.0.1:${String(port)}`,
       scope: '/work/project',
       who: 'client 1',
       why: 'because',

@@ -19,7 +19,8 @@ afterEach(async () => {
 });
 
 const grant = (host: string, scope = '/work/project') => ({
-  host,
+  kind: 'host' as const,
+  rule: host,
   scope,
   who: 'test-client 1.0',
   when: '2026-11-27T00:00:00.000Z',
@@ -40,7 +41,7 @@ describe('GrantLedger', () => {
     const listed = await new GrantLedger(root).list();
     expect(listed).toHaveLength(2);
     expect(listed[0]).toEqual(added);
-    expect(await ledger.forScope('/work/other')).toHaveLength(1);
+    expect(await ledger.forScope('/work/other', 'host')).toHaveLength(1);
     expect((await stat(join(root, LEDGER_FILE))).mode & 0o777).toBe(0o600);
   });
 
@@ -49,7 +50,7 @@ describe('GrantLedger', () => {
     await Promise.all(
       ['a.example:443', 'b.example:443', 'c.example:443'].map((host) => ledger.add(grant(host))),
     );
-    expect((await ledger.list()).map((each) => each.host).sort()).toEqual([
+    expect((await ledger.list()).map((each) => each.rule).sort()).toEqual([
       'a.example:443',
       'b.example:443',
       'c.example:443',
@@ -67,7 +68,7 @@ describe('GrantLedger', () => {
 
   it('R7.18: a malformed ledger, a link, and one others may write are refused, never trusted', async () => {
     const path = join(root, LEDGER_FILE);
-    await writeFile(path, '{"version": 1, "grants": [{"host": "*"}]}', { mode: 0o600 });
+    await writeFile(path, '{"version": 1, "grants": [{"rule": "*"}]}', { mode: 0o600 });
     await expect(new GrantLedger(root).list()).rejects.toThrow(/malformed/);
     await writeFile(path, JSON.stringify({ version: 1, grants: [] }), { mode: 0o600 });
     await chmod(path, 0o666);

@@ -8,7 +8,7 @@ import {
   type OperationTask,
 } from '@ahma/core';
 import { startHeartbeat, type ProgressReporter } from './heartbeat.js';
-import type { PersonAsker } from './network-grants.js';
+import type { PersonAsker } from './grants.js';
 
 /** The call being served: its cancellation, its progress, and what the connection wants to know. */
 export interface CallContext {

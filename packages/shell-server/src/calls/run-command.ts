@@ -10,7 +10,7 @@ import {
 import type { Logger } from 'pino';
 import { audit } from './audit.js';
 import { LastLine } from './last-line.js';
-import { askAboutRefusals } from './network-grants.js';
+import { askAboutRefusals } from './grants.js';
 import { runOperation, type CallContext, type RunnerSettings } from './operation-runner.js';
 
 /** A command ready to run: what, where, for how long, and what to clean up afterwards. */

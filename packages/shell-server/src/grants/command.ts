@@ -1,7 +1,7 @@
-// `ahma-shell grants list|revoke` (R7.18): the lasting network grants people gave ("always"
-// answers), read from the ledger in Ahma's private state — the same place the server keeps it
-// (--state-dir, AHMA_STATE_DIR, else the first of $XDG_STATE_HOME/ahma, ~/.local/state/ahma and
-// $XDG_RUNTIME_DIR/ahma that exists). A revoked grant stops working when a server next starts;
+// `ahma-shell grants list|revoke` (R7.18): the lasting grants people gave ("always" answers: a
+// host commands may reach, a directory they may write), read from the ledger in Ahma's private
+// state — the same place the server keeps it (--state-dir, AHMA_STATE_DIR, else the first of
+// $XDG_STATE_HOME/ahma, ~/.local/state/ahma and $XDG_RUNTIME_DIR/ahma that exists). A revoked grant stops working when a server next starts;
 // running servers keep what they loaded (restart them to drop it at once).
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -12,8 +12,8 @@ export const GRANTS_USAGE = `Usage:
   ahma-shell grants list [--json] [--state-dir DIR]
   ahma-shell grants revoke ID... [--state-dir DIR]
 
-The network grants a person gave when Ahma asked ("always": host:port for one project's
-commands), with who answered, when and why. revoke removes them from the ledger; servers
+The grants a person gave when Ahma asked "always": a host:port one project's commands may
+reach, or a directory they may write, with who answered, when and why. revoke removes them from the ledger; servers
 running now keep them until they restart.
 `;
 
@@ -65,8 +65,9 @@ export async function grantsCommand(
       case 'revoke': {
         if (ids.length === 0) return usage(out, 'grants revoke needs the ids to remove');
         const removed = (await ledger?.revoke(ids)) ?? [];
-        for (const grant of removed)
-          out.stdout(`revoked ${grant.id}: ${grant.host} for ${grant.scope}\n`);
+        for (const grant of removed) {
+          out.stdout(`revoked ${grant.id}: ${describe(grant)} for ${grant.scope}\n`);
+        }
         const unknown = ids.filter((id) => !removed.some((grant) => grant.id === id));
         for (const id of unknown) out.stderr(`ahma-shell grants: no grant ${id}\n`);
         return unknown.length === 0 ? 0 : 1;
@@ -89,9 +90,13 @@ function table(grants: readonly LedgerGrant[]): string {
   return grants
     .map(
       (grant) =>
-        `${grant.id}  ${grant.host}\n  scope: ${grant.scope}\n  who:   ${grant.who}\n  when:  ${grant.when}\n  why:   ${grant.why}\n`,
+        `${grant.id}  ${describe(grant)}\n  scope: ${grant.scope}\n  who:   ${grant.who}\n  when:  ${grant.when}\n  why:   ${grant.why}\n`,
     )
     .join('');
+}
+
+function describe(grant: LedgerGrant): string {
+  return grant.kind === 'host' ? `reach ${grant.rule}` : `write ${grant.rule}`;
 }
 
 function usage(out: GrantsOutput, error: string): number {

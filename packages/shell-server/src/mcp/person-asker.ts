@@ -1,8 +1,9 @@
 // R7.18: asking the person through the client: MCP elicitation (a form with one choice), which the
-// client shows to its user, not to the model. Only a client that declared `elicitation` is asked.
+// client shows to its user, not to the model. Only a client that declared form elicitation is
+// asked.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { ANSWERS, type PersonAnswer, type PersonAsker } from '../calls/network-grants.js';
+import { ANSWERS, type PersonAnswer, type PersonAsker } from '../calls/grants.js';
 
 /** How long a question waits for the person before it counts as no answer. */
 const ANSWER_TIMEOUT_MS = 5 * 60 * 1000;
@@ -37,7 +38,7 @@ export function personAsker(
             properties: {
               decision: {
                 type: 'string',
-                title: `Network access: ${question.rules.join(', ')}`,
+                title: `Allow commands to ${question.allows}?`,
                 oneOf: ANSWERS.map((value) => ({ const: value, title: TITLES[value] })),
               },
             },

@@ -195,6 +195,9 @@ export function createMcpServer(runtime: Runtime): McpConnection {
     if (released) return;
     released = true;
     engine.operations.ownerEnded(owner);
+    // R7.18: what the person allowed "for this session" ends with it.
+    engine.egress?.forget(owner);
+    engine.writeGrants.forget(owner);
   };
   // The client going away closes the transport, and with it the server: release then too (what it
   // holds goes, and its operations are summarized as they end). Its operations run on: a stdio

@@ -206,6 +206,17 @@ describe.each(IDENTITIES)('ahma-shell doctor as $name', (identity) => {
     expect(network?.why).toMatch(/--network none: a TCP and a UDP socket were refused/);
   }, 60_000);
 
+  it('R7.12, R7.16: --network proxy is probed: direct TCP and UDP refused, the egress proxy reached', async (context) => {
+    const s = mySeat(context);
+    const ran = await doctor(s, ['--network', 'proxy', '--allow-host', 'example.com', '--json']);
+    const report = JSON.parse(ran.stdout) as JsonReport;
+    const network = report.rows.find((each) => each.id === 'network');
+    expect(network?.status).toBe('enforced by kernel');
+    expect(network?.why).toMatch(
+      /--network proxy: a direct TCP connect and a UDP socket were refused, the egress proxy was reached .*; 1 host rule allow/,
+    );
+  }, 60_000);
+
   it.runIf(identity.uid === 0)(
     'R7.12: --keep-capabilities is reported: the capabilities row is not enforced',
     async (context) => {

@@ -40,7 +40,8 @@ describe('ahma-shell grants', () => {
     await mkdir(join(stateHome, 'ahma'), { mode: 0o700 });
     const ledger = new GrantLedger(join(stateHome, 'ahma'));
     await ledger.add({
-      host: 'static.crates.io:443',
+      kind: 'host',
+      rule: 'static.crates.io:443',
       scope: '/work/project',
       who: 'claude-code 2.1.0',
       when: '2026-11-27T02:00:00.000Z',
@@ -48,7 +49,7 @@ describe('ahma-shell grants', () => {
     });
     const [grant] = await ledger.list();
     const text = await run(['list']);
-    expect(text.stdout).toContain(`${grant?.id ?? ''}  static.crates.io:443`);
+    expect(text.stdout).toContain(`${grant?.id ?? ''}  reach static.crates.io:443`);
     expect(text.stdout).toContain('who:   claude-code 2.1.0');
     expect(text.stdout).toContain('why:   cargo_build (op_3)');
     const json = await run(['list', '--json']);

@@ -1,10 +1,13 @@
 // R7.18, R7.19: grants a person answers once. A `--network proxy` server refuses a loopback
-// service nobody named; the SDK Client's elicitation handler stands for the person. "session"
-// lets the retried command through, "deny" keeps it refused, a client without elicitation is told
+// service nobody named, and any server a write outside its writable paths; the SDK Client's
+// elicitation handler stands for the person. "session" lets the retried command through, "deny" keeps it refused, a client without elicitation is told
 // which flag would allow it, and "always" lands in the ledger, where `ahma-shell grants list`
 // shows it, a new server honours it, and `grants revoke` takes it back. Every decision of the
 // proxy and every answer is an audit line.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createServer, type Server as HttpServer } from 'node:http';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -35,21 +38,17 @@ interface Person {
   readonly asked: string[];
 }
 
-/** A proxy-mode server and an SDK client whose elicitation handler answers as `person` says. */
-async function serve(scope: Scope, person: Person) {
+/** A server (`--network proxy` unless `args` say otherwise) and an SDK client whose elicitation
+ * handler answers as `person` says. */
+async function serve(
+  scope: Scope,
+  person: Person,
+  args: readonly string[] = ['--network', 'proxy'],
+) {
   let stderr = '';
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [
-      BIN,
-      '--mode',
-      'stdio',
-      '--sandbox-scope',
-      scope.dir,
-      '--network',
-      'proxy',
-      '--log-to-stderr',
-    ],
+    args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args, '--log-to-stderr'],
     env: scope.env,
     cwd: scope.dir,
     stderr: 'pipe',
@@ -67,17 +66,15 @@ async function serve(scope: Scope, person: Person) {
   }
   await client.connect(transport);
   e2e.onCleanup(() => client.close());
-  const curl = async () =>
+  const sh = async (command: string) =>
     textOf(
       (await client.callTool({
         name: 'sandboxed_shell',
-        arguments: {
-          command: `curl -sS -m 10 http://127.0.0.1:${String(port)}/`,
-          execution_mode: 'Synchronous',
-        },
+        arguments: { command, execution_mode: 'Synchronous' },
       })) as CallToolResult,
     );
-  return { curl, stderr: () => stderr };
+  const curl = () => sh(`curl -sS -m 10 http://127.0.0.1:${String(port)}/`);
+  return { sh, curl, stderr: () => stderr };
 }
 
 describe('network grants', () => {
@@ -88,13 +85,15 @@ describe('network grants', () => {
     expect(first).not.toContain('hello from the service');
     expect(person.asked).toHaveLength(1);
     expect(person.asked[0]).toContain(`sandboxed_shell wants to reach 127.0.0.1:${String(port)}`);
-    expect(first).toContain(`the person allowed 127.0.0.1:${String(port)} for this session`);
+    expect(first).toContain(
+      `the person allowed commands to reach 127.0.0.1:${String(port)} for this session`,
+    );
     const second = await server.curl();
     expect(second).toContain('hello from the service');
     expect(person.asked).toHaveLength(1);
     // R7.19: the refusal, the grant and the connection it allowed are audit lines.
     expect(server.stderr()).toMatch(/network refusal/);
-    expect(server.stderr()).toMatch(/network grant/);
+    expect(server.stderr()).toMatch(/network_grant/);
     expect(server.stderr()).toMatch(/network connection/);
   });
 
@@ -124,13 +123,14 @@ describe('network grants', () => {
     expect(listed.code).toBe(0);
     const grants = JSON.parse(listed.stdout) as {
       id: string;
-      host: string;
+      rule: string;
       who: string;
       scope: string;
     }[];
     expect(grants).toHaveLength(1);
     expect(grants[0]).toMatchObject({
-      host: `127.0.0.1:${String(port)}`,
+      kind: 'host',
+      rule: `127.0.0.1:${String(port)}`,
       who: 'grant-test 1.0.0',
       scope: scope.dir,
     });
@@ -144,5 +144,55 @@ describe('network grants', () => {
     const after = await e2e.run(['grants', 'list'], { env: scope.env });
     expect(after.stdout).toBe('no grants\n');
     expect((await e2e.run(['grants', 'revoke', id], { env: scope.env })).code).toBe(1);
+  });
+});
+
+describe('write grants', () => {
+  it('R7.18: a write refused outside the writable paths is asked about; "session" lets the retried command write that directory', async () => {
+    const scope = await e2e.scope();
+    const outside = await e2e.outsideDir();
+    const person: Person = { answer: 'session', asked: [] };
+    const server = await serve(scope, person, []);
+    const first = await server.sh(`echo granted > ${outside}/new.txt`);
+    expect(first).toContain('Permission denied');
+    expect(person.asked).toHaveLength(1);
+    expect(person.asked[0]).toContain(`sandboxed_shell was refused writing ${outside}/new.txt`);
+    expect(first).toContain(`the person allowed commands to write ${outside} for this session`);
+    await server.sh(`echo granted > ${outside}/new.txt`);
+    expect(await readFile(join(outside, 'new.txt'), 'utf8')).toBe('granted\n');
+    expect(server.stderr()).toMatch(/write_grant/);
+  });
+
+  it('R7.18: no grant is offered for a directory holding hand-off files, nor for HOME; "deny" keeps the write refused', async () => {
+    const scope = await e2e.scope();
+    const repo = await e2e.outsideDir();
+    await mkdir(join(repo, '.git'));
+    const person: Person = { answer: 'deny', asked: [] };
+    const server = await serve(scope, person, []);
+    const handoff = await server.sh(`echo x > ${repo}/file.txt`);
+    expect(handoff).toContain(`cannot be granted: it holds or lies in ${repo}/.git`);
+    expect(person.asked).toHaveLength(0);
+    const home = scope.env['HOME'] ?? '';
+    const inHome = await server.sh(`echo x > ${home}/ahma-grant-test-${String(process.pid)}.txt`);
+    expect(inHome).toContain('cannot be granted: it is HOME or holds it');
+    expect(person.asked).toHaveLength(0);
+    const outside = await e2e.outsideDir();
+    expect(await server.sh(`echo x > ${outside}/file.txt`)).toContain('the person did not allow');
+    expect(person.asked).toHaveLength(1);
+    expect(existsSync(join(outside, 'file.txt'))).toBe(false);
+  });
+
+  it('R7.18: "always" keeps the directory in the ledger for the scope: a new server writes there without asking', async () => {
+    const scope = await e2e.scope();
+    const outside = await e2e.outsideDir();
+    const first = await serve(scope, { answer: 'always', asked: [] }, []);
+    await first.sh(`echo x > ${outside}/a.txt`);
+    const listed = await e2e.run(['grants', 'list'], { env: scope.env });
+    expect(listed.stdout).toContain(`write ${outside}`);
+    const later: Person = { answer: 'deny', asked: [] };
+    const second = await serve(scope, later, []);
+    await second.sh(`echo y > ${outside}/b.txt`);
+    expect(await readFile(join(outside, 'b.txt'), 'utf8')).toBe('y\n');
+    expect(later.asked).toHaveLength(0);
   });
 });
