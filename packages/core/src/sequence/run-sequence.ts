@@ -11,7 +11,7 @@ import type {
   StepRecord,
   StepStatus,
 } from '../process/execution-types.js';
-import type { Executor } from '../process/executor.js';
+import type { ExecutionRequest, Executor } from '../process/executor.js';
 import { OutputCollector } from '../process/output.js';
 import { timerDelay } from '../process/timer.js';
 
@@ -47,6 +47,8 @@ export interface SequenceOptions {
   readonly onStep?: (record: StepRecord) => void;
   /** Every piece of the running step's output, as it comes (progress heartbeats). */
   readonly onOutput?: ((chunk: Buffer) => void) | undefined;
+  /** Who runs the steps (the sequence tool, its connection), as ExecutionRequest.caller. */
+  readonly caller?: ExecutionRequest['caller'];
 }
 
 export async function runSequence(
@@ -145,6 +147,7 @@ async function runStep(
         signal,
         logName: `${options.logName}-step${String(index + 1)}`,
         onOutput: options.onOutput,
+        caller: options.caller,
       });
     } catch (error) {
       // Refused by the executor (an argument with a NUL byte): the transcript goes on.

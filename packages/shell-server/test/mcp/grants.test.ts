@@ -6,29 +6,16 @@
 // proxy and every answer is an audit line.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { createServer, type Server as HttpServer } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, E2E, textOf, type Scope } from '../support/harness.js';
+import { loopbackService } from '../support/loopback-service.js';
 
-let service: HttpServer;
-let port = 0;
 const e2e = new E2E();
-
-beforeAll(async () => {
-  service = createServer((_, response) => response.end('hello from the service\n'));
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  const address = service.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
-});
-
-afterAll(async () => {
-  service.closeAllConnections();
-  await new Promise<void>((resolve) => service.close(() => resolve()));
-});
+const service = loopbackService();
 
 afterEach(() => e2e.cleanup());
 
@@ -73,7 +60,7 @@ async function serve(
         arguments: { command, execution_mode: 'Synchronous' },
       })) as CallToolResult,
     );
-  const curl = () => sh(`curl -sS -m 10 http://127.0.0.1:${String(port)}/`);
+  const curl = () => sh(`curl -sS -m 10 http://127.0.0.1:${String(service.port())}/`);
   return { sh, curl, stderr: () => stderr };
 }
 
@@ -84,9 +71,11 @@ describe('network grants', () => {
     const first = await server.curl();
     expect(first).not.toContain('hello from the service');
     expect(person.asked).toHaveLength(1);
-    expect(person.asked[0]).toContain(`sandboxed_shell wants to reach 127.0.0.1:${String(port)}`);
+    expect(person.asked[0]).toContain(
+      `sandboxed_shell wants to reach 127.0.0.1:${String(service.port())}`,
+    );
     expect(first).toContain(
-      `the person allowed commands to reach 127.0.0.1:${String(port)} for this session`,
+      `the person allowed commands to reach 127.0.0.1:${String(service.port())} for this session`,
     );
     const second = await server.curl();
     expect(second).toContain('hello from the service');
@@ -110,7 +99,7 @@ describe('network grants', () => {
     const server = await serve(await e2e.scope(), { answer: undefined, asked: [] });
     const text = await server.curl();
     expect(text).not.toContain('hello from the service');
-    expect(text).toContain(`--allow-host 127.0.0.1:${String(port)}`);
+    expect(text).toContain(`--allow-host 127.0.0.1:${String(service.port())}`);
     expect(text).toContain('this client cannot ask the person');
   });
 
@@ -130,7 +119,7 @@ describe('network grants', () => {
     expect(grants).toHaveLength(1);
     expect(grants[0]).toMatchObject({
       kind: 'host',
-      rule: `127.0.0.1:${String(port)}`,
+      rule: `127.0.0.1:${String(service.port())}`,
       who: 'grant-test 1.0.0',
       scope: scope.dir,
     });

@@ -51,6 +51,7 @@ export async function runSequenceTool(
         signal,
         logName: id,
         onOutput: (chunk) => output.push(chunk),
+        caller: { tool: loaded.name, owner: call.owner },
         onStep: (step: StepRecord) =>
           audit(auditLog, {
             operation: id,

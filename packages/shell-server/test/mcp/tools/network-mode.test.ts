@@ -4,28 +4,15 @@
 // for it; under a --network proxy server, a `"network": "host"` tool is still held to the proxy.
 // The real server binary, the SDK Client, curl against a service on 127.0.0.1.
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { E2E, textOf, type RunningServer, type Scope } from '../../support/harness.js';
+import { loopbackService } from '../../support/loopback-service.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
 
-let service: Server;
-let port = 0;
-
-beforeAll(async () => {
-  service = createServer((_, response) => response.end('hello from the service\n'));
-  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  const address = service.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
-});
-
-afterAll(async () => {
-  service.closeAllConnections();
-  await new Promise<void>((resolve) => service.close(() => resolve()));
-});
+const service = loopbackService();
 
 /** A tool `fetch_<mode>` that runs `curl URL` with the file's network mode. */
 async function fetchTool(scope: Scope, mode: 'none' | 'proxy' | 'host'): Promise<void> {
@@ -58,15 +45,17 @@ describe('a tool file’s network mode', () => {
     const scope = await e2e.scope({ noTools: true });
     await fetchTool(scope, 'none');
     await fetchTool(scope, 'proxy');
-    const server = await e2e.server(scope, ['--allow-host', `127.0.0.1:${String(port)}`]);
-    expect(await fetch(server, 'fetch_none', port)).not.toContain('hello from the service');
-    expect(await fetch(server, 'fetch_proxy', port)).toContain('hello from the service');
+    const server = await e2e.server(scope, ['--allow-host', `127.0.0.1:${String(service.port())}`]);
+    expect(await fetch(server, 'fetch_none', service.port())).not.toContain(
+      'hello from the service',
+    );
+    expect(await fetch(server, 'fetch_proxy', service.port())).toContain('hello from the service');
     const refused = await fetch(server, 'fetch_proxy', 9);
     expect(refused).toContain('port 9 is not allowed');
     expect(refused).toContain('--allow-host 127.0.0.1:9');
     const shell = textOf(
       await server.call('sandboxed_shell', {
-        command: `curl -sS -m 10 http://127.0.0.1:${String(port)}/`,
+        command: `curl -sS -m 10 http://127.0.0.1:${String(service.port())}/`,
         execution_mode: 'Synchronous',
       }),
     );
@@ -77,7 +66,7 @@ describe('a tool file’s network mode', () => {
     const scope = await e2e.scope({ noTools: true });
     await fetchTool(scope, 'host');
     const server = await e2e.server(scope, ['--network', 'proxy']);
-    const text = await fetch(server, 'fetch_host', port);
+    const text = await fetch(server, 'fetch_host', service.port());
     expect(text).not.toContain('hello from the service');
     expect(text).toContain('is not on the allowlist');
   });
