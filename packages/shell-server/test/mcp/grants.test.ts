@@ -9,9 +9,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, E2E, textOf, type Scope } from '../support/harness.js';
+import { httpBinary } from '../support/http.js';
 import { loopbackService } from '../support/loopback-service.js';
 
 const e2e = new E2E();
@@ -184,4 +186,42 @@ describe('write grants', () => {
     expect(await readFile(join(outside, 'b.txt'), 'utf8')).toBe('y\n');
     expect(later.asked).toHaveLength(0);
   });
+});
+
+describe('over HTTP', () => {
+  it.each([[[]], [['--session-isolation']]])(
+    'R7.18: the question reaches a Streamable HTTP client, and "session" lets the retried command through (%j)',
+    async (extra) => {
+      const scope = await e2e.scope();
+      const http = await httpBinary(e2e, scope, ['--network', 'proxy', ...extra]);
+      const client = new Client(
+        { name: 'grant-test', version: '1.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      const asked: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params.message);
+        return { action: 'accept', content: { decision: 'session' } };
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(http.url), {
+          requestInit: { headers: http.headers },
+        }),
+      );
+      e2e.onCleanup(() => client.close());
+      const curl = async () =>
+        textOf(
+          (await client.callTool({
+            name: 'sandboxed_shell',
+            arguments: {
+              command: `curl -sS -m 10 http://127.0.0.1:${String(service.port())}/`,
+              execution_mode: 'Synchronous',
+            },
+          })) as CallToolResult,
+        );
+      expect(await curl()).toContain('for this session');
+      expect(asked).toHaveLength(1);
+      expect(await curl()).toContain('hello from the service');
+    },
+  );
 });
