@@ -12,7 +12,7 @@ export type GuidanceBlocks = Readonly<Record<string, string>>;
 /** Built-in blocks, available to every definition whether or not a guidance file exists. */
 export const DEFAULT_GUIDANCE: GuidanceBlocks = {
   [ASYNC_GUIDANCE_KEY]:
-    'Runs in the background: a command that finishes within the server\'s inline wait (a few seconds by default) answers with its result (exit code and output) right away; otherwise the call returns an operation_id and the result is pushed to you when the command finishes, as a log message (notifications/message from logger "ahma" whose data carries the operation_id). Continue with other work meanwhile; call `await` only when you cannot proceed without the result. Pass execution_mode "Synchronous" to make one call wait for its result (for commands well under a minute: clients give up on a request after about 60 s, which cancels the command).',
+    'Runs in the background: a command that finishes within the server\'s inline wait (a few seconds by default) answers with its result (exit code and output) right away; otherwise the call returns an operation_id, and once the command finishes its result is put before the result of your next tool call (any tool), once. Continue with other work meanwhile; call `await` only when you cannot proceed without the result. Pass execution_mode "Synchronous" to make one call wait for its result (for commands well under a minute: clients give up on a request after about 60 s, which cancels the command).',
   [SYNC_GUIDANCE_KEY]:
     'Runs synchronously: the call blocks until the command finishes and returns its exit code and output.',
 };

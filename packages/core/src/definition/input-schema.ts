@@ -36,7 +36,7 @@ export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
     type: 'string',
     enum: [...EXECUTION_MODES],
     description:
-      'Synchronous: the call blocks and returns the result. AsyncResultPush: the call returns an operation_id (or the result, if it finishes within a few seconds) and the result arrives later as a log message from logger "ahma". Default: the tool\'s own mode.',
+      "Synchronous: the call blocks and returns the result. AsyncResultPush: the call returns an operation_id (or the result, if it finishes within a few seconds), and the result comes before the result of a later tool call. Default: the tool's own mode.",
   },
 };
 

@@ -174,7 +174,7 @@ describe('guidance in descriptions', () => {
     const description = describeLeaf(only, mergeGuidance(undefined));
     expect(description).toBe(`${asyncBlock}\n\nCompile.`);
     expect(description).toMatch(/Continue with other work/);
-    expect(description).toMatch(/pushed to you when the command finishes/);
+    expect(description).toMatch(/its result is put before the result of your next tool call/);
     // R2.2: how the result arrives, in the words of the protocol the client shows the agent.
     expect(description).toMatch(/notifications\/message from logger "ahma"/);
   });

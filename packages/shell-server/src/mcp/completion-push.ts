@@ -3,9 +3,12 @@
 // MCP ends a request's progress with its response, and the official SDK clients drop progress that
 // comes later (the TypeScript client reports "unknown token"). The client's logging/setLevel is
 // honoured (the SDK's Server filters); a result not pushed stays available from `await`/`status`.
+// Clients rarely put such a message in the model's context, so the result also waits for the next
+// tool result of the connection (piggyback.ts).
 import type { Engine } from '@ahma/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
+import type { Piggyback } from './piggyback.js';
 import { commandResult } from './results.js';
 
 /** The logger name of every message Ahma sends the client. */
@@ -14,17 +17,22 @@ export const LOGGER_NAME = 'ahma';
 /** Operation ids whose call was answered `started`: their completion is pushed. */
 export type AnsweredStarted = Set<string>;
 
-/** Pushes the completions of `answeredStarted` on `server`; returns the unsubscribe function. */
+/**
+ * Pushes the completions of `answeredStarted` on `server`, and hands them to `piggyback` for the
+ * next tool result; returns the unsubscribe function.
+ */
 export function pushCompletions(
   server: Server,
   engine: Engine,
   answeredStarted: AnsweredStarted,
   logger: Logger,
+  piggyback: Piggyback,
 ): () => void {
   return engine.operations.onComplete((snapshot) => {
     if (!answeredStarted.delete(snapshot.id)) return;
     const result = commandResult(snapshot);
     if (result.status === 'running') return;
+    piggyback.finished(snapshot);
     server
       .sendLoggingMessage(
         { level: 'info', logger: LOGGER_NAME, data: result },

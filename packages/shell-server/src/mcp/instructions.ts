@@ -10,8 +10,9 @@ export interface InstructionsOptions {
   /** --inline-wait: how long an async call waits for its command before answering `started`. */
   readonly inlineWaitSeconds: number;
   /**
-   * How a long command's result reaches the client: pushed as a log message (2024-11-05 …
-   * 2025-11-25), or through a task or the open call (2026-07-28, which has no pushes).
+   * How a long command's result reaches the client: with the next tool result, and pushed as a log
+   * message (2024-11-05 … 2025-11-25), or through a task or the open call (2026-07-28, which has no
+   * pushes).
    */
   readonly delivery: 'push' | 'task';
 }
@@ -28,7 +29,7 @@ export function serverInstructions(options: InstructionsOptions): string {
           options.inlineWaitSeconds > 0
             ? `A call answers with the result when the command ends within ${String(options.inlineWaitSeconds)} s. Otherwise it answers`
             : 'An asynchronous call answers'
-        } at once with an operation_id (status "started"); keep working, and the result arrives later as a \`notifications/message\` log message from logger "ahma" naming that operation id. ${CONTROL}`
+        } at once with an operation_id (status "started"); keep working: once it finishes, its result is put before the result of your next tool call (any tool). ${CONTROL}`
       : `A long command becomes a task when your client supports tasks; otherwise the call stays open, reporting progress, until the command ends. ${CONTROL}`,
   ];
   if (options.discovery) {

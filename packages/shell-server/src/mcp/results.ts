@@ -135,12 +135,12 @@ export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
   };
 }
 
-/** The answer of an async call still running: its id, and how its result will arrive (R2.2). */
+/** The answer of an async call still running: its id, and how its result will arrive (R2.2, R2.7). */
 export function startedResult(snapshot: OperationSnapshot): CallToolResult {
   const text =
     `Started ${snapshot.tool} as operation ${snapshot.id}; it is still running. ` +
-    `Its result will arrive as a log message (notifications/message from logger "ahma" whose data has operation_id "${snapshot.id}") when it finishes, unless the client's log level is above info; continue with other work meanwhile. ` +
-    `If you cannot continue without the result, or no such message reaches you, call \`await\` with ids ["${snapshot.id}"] (\`status\` checks without waiting).`;
+    `Once it finishes, its result is put before the result of your next tool call (any tool), once; continue with other work meanwhile. ` +
+    `If you cannot continue without the result, call \`await\` with ids ["${snapshot.id}"] (\`status\` checks without waiting).`;
   return {
     content: [{ type: 'text', text }],
     structuredContent: { operation_id: snapshot.id, status: 'started', tool: snapshot.tool },

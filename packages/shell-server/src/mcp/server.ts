@@ -20,6 +20,7 @@ import { SERVER_NAME, SERVER_VERSION } from '../version.js';
 import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
 import { progressReporter } from './progress.js';
 import { personAsker } from './person-asker.js';
+import { Piggyback } from './piggyback.js';
 import { finishedResult } from './results.js';
 import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from './tools/tool.js';
@@ -78,6 +79,8 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   const owned = new Set<string>();
   /** Of those, the ones whose call was answered `started`: their completion is pushed. */
   const answeredStarted = new Set<string>();
+  /** R2.7: their results, once finished, ride on the next tool result until handed over. */
+  const piggyback = new Piggyback();
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     logger.debug('tools/list');
@@ -117,7 +120,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
         asker: personAsker(server, () => (open ? extra.requestId : undefined)),
       })
       .finally(() => (open = false));
-    if (taskRequest === undefined) return toCallToolResult(outcome);
+    if (taskRequest === undefined) return piggyback.carry(toCallToolResult(outcome));
     // A call refused before any operation started: its task is born completed with the refusal.
     if (outcome.kind !== 'operation') {
       return { task: tasks.settle(toCallToolResult(outcome), taskRequest.ttl) };
@@ -144,7 +147,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   });
 
   const subscriptions = [
-    pushCompletions(server, engine, answeredStarted, logger),
+    pushCompletions(server, engine, answeredStarted, logger, piggyback),
     engine.operations.onComplete((snapshot) => owned.delete(snapshot.id)),
     // notifications/tasks/status when a task's operation ends (its start is the call's answer).
     engine.operations.onComplete((snapshot) => {
@@ -192,6 +195,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
     for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
     tasks.clear();
     answeredStarted.clear();
+    piggyback.clear();
     if (released) return;
     released = true;
     engine.operations.ownerEnded(owner);

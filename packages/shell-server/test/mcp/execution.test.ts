@@ -192,7 +192,7 @@ describe('asynchronous calls', () => {
     expect(result.isError).toBeFalsy();
     // The text names the id and says how the result will arrive, and how to wait for it.
     expect(textOf(result)).toContain(content.operation_id);
-    expect(textOf(result)).toMatch(/notifications\/message from logger "ahma"/);
+    expect(textOf(result)).toMatch(/its result is put before the result of your next tool call/);
     expect(textOf(result)).toContain(`\`await\` with ids ["${content.operation_id}"]`);
     const status = structured<Operations>(
       await server.call('status', { ids: [content.operation_id] }),

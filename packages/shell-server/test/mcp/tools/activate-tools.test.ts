@@ -372,7 +372,7 @@ describe('bundles on demand', () => {
     expect(instructions.length).toBeGreaterThan(0);
     expect(instructions.length).toBeLessThan(1200);
     expect(instructions).toMatch(/terminal/);
-    expect(instructions).toContain('notifications/message');
+    expect(instructions).toContain('its result is put before the result of your next tool call');
     expect(instructions).toContain('operation_id');
     expect(instructions).toContain('`await`');
     expect(instructions).toContain('activate_tools');
@@ -391,7 +391,7 @@ describe('bundles on demand', () => {
       expect(names).not.toContain('activate_tools');
       expect(names).toContain('file-tools_ls');
       expect(server.client.getInstructions()).not.toContain('activate_tools');
-      expect(server.client.getInstructions()).toContain('notifications/message');
+      expect(server.client.getInstructions()).toContain('before the result of your next tool call');
       await expect(server.call('activate_tools', { action: 'list' })).rejects.toThrow(
         /unknown tool "activate_tools"/,
       );
