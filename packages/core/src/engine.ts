@@ -11,9 +11,9 @@ import { OperationManager, type OperationManagerOptions } from './operations/ope
 import { commandEnvironment, envDenyMatcher, tempDirectory } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
 import {
-  DEFAULT_HEAD_BYTES,
-  DEFAULT_TAIL_BYTES,
+  DEFAULT_MAX_OUTPUT_TOKENS,
   logPaths,
+  outputBudgetBytes,
   presentLogs,
   summarizeResult,
 } from './process/output.js';
@@ -88,8 +88,11 @@ export interface EngineOptions extends OperationManagerOptions {
    * CONFIG_INVALID, see envDenyProblem). denyEnv() adds more later.
    */
   readonly envDeny?: readonly string[];
-  readonly headBytes?: number;
-  readonly tailBytes?: number;
+  /**
+   * R15.2: the output a result shows, in tokens (estimated as bytes / 4, see BYTES_PER_TOKEN),
+   * unless a call asks for another budget (--max-output-tokens; default 10,000).
+   */
+  readonly maxOutputTokens?: number;
   readonly graceMs?: number;
   /**
    * The root of Ahma's private state (--state-dir). Default: the first of $XDG_STATE_HOME/ahma,
@@ -308,8 +311,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return pool;
     },
     limits: {
-      headBytes: options.headBytes ?? DEFAULT_HEAD_BYTES,
-      tailBytes: options.tailBytes ?? DEFAULT_TAIL_BYTES,
+      budgetBytes: outputBudgetBytes(options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS),
       logs,
     },
     graceMs,

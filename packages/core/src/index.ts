@@ -21,6 +21,7 @@ export {
 } from './definition/guidance.js';
 export {
   ArgumentValidator,
+  callMaxOutputTokens,
   EXECUTION_MODES,
   META_PARAMETER_PROPERTIES,
 } from './definition/input-schema.js';
@@ -78,6 +79,24 @@ export type {
   StepRecord,
 } from './process/execution-types.js';
 export { commandArgv, Executor } from './process/executor.js';
+export {
+  GREP_DEFAULT_MATCHES,
+  GREP_MAX_CONTEXT,
+  GREP_MAX_MATCHES,
+  grepOutput,
+  liveSource,
+  OUTPUT_TAIL_MAX_LINES,
+  OUTPUT_WINDOW_DEFAULT_BYTES,
+  OUTPUT_WINDOW_MAX_BYTES,
+  readByteWindow,
+  readTail,
+  type OutputSource,
+} from './process/output-reader.js';
+export {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  MAX_MAX_OUTPUT_TOKENS,
+  MIN_MAX_OUTPUT_TOKENS,
+} from './process/output.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';
 export { isLive, procStat } from './process/proc-stat.js';
 export { envDenyProblem, tempDirectory } from './process/environment.js';

@@ -1,9 +1,12 @@
 // ahma-shell's command line (SPEC §7): flags, their AHMA_* environment equivalents, and usage.
 import { parseArgs } from 'node:util';
 import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
   envDenyProblem,
   hostPatternProblem,
+  MAX_MAX_OUTPUT_TOKENS,
   MAX_TIMEOUT_SECONDS,
+  MIN_MAX_OUTPUT_TOKENS,
   PROFILES,
   profileProblem,
   type NetworkMode,
@@ -27,6 +30,11 @@ export interface ServerOptions {
   readonly sync: boolean;
   /** Default timeout of a command, in seconds. */
   readonly timeoutSeconds: number;
+  /**
+   * R15.2: the output a result shows, in tokens (estimated as bytes / 4); a call's
+   * `max_output_tokens` asks for another.
+   */
+  readonly maxOutputTokens: number;
   /** How long an async call waits for its command before answering `started` (SPEC §3); 0 = never. */
   readonly inlineWaitSeconds: number;
   /** Progress heartbeat interval; only tests change it (AHMA_TEST_HEARTBEAT_MS). */
@@ -122,6 +130,9 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
                            (default: $XDG_STATE_HOME/ahma, ~/.local/state/ahma, $XDG_RUNTIME_DIR/ahma)
   --sync                   make every call synchronous
   --timeout SECONDS        default command timeout (default ${String(DEFAULT_TIMEOUT_SECONDS)}, at most ${String(MAX_TIMEOUT_SECONDS)})
+  --max-output-tokens N    the output a result shows, in tokens estimated as bytes/4 (default
+                           ${String(DEFAULT_MAX_OUTPUT_TOKENS)}, ${String(MIN_MAX_OUTPUT_TOKENS)} to ${String(MAX_MAX_OUTPUT_TOKENS)}); beyond, the start and the end, and how
+                           to read the rest; a call's max_output_tokens asks for another
   --inline-wait SECONDS    an async call answers with the result if its command ends within this
                            time, else at once with an operation id (default ${String(DEFAULT_INLINE_WAIT_SECONDS)}, 0 = always at once,
                            at most ${String(MAX_INLINE_WAIT_SECONDS)})
@@ -175,6 +186,7 @@ const ENV: Record<string, string> = {
   tools: 'AHMA_TOOLS',
   'no-tool-discovery': 'AHMA_NO_TOOL_DISCOVERY',
   timeout: 'AHMA_TIMEOUT',
+  'max-output-tokens': 'AHMA_MAX_OUTPUT_TOKENS',
   'inline-wait': 'AHMA_INLINE_WAIT',
   'no-sandbox': 'AHMA_NO_SANDBOX',
   'keep-capabilities': 'AHMA_KEEP_CAPABILITIES',
@@ -232,6 +244,7 @@ export function parseCommandLine(
         'state-dir': { type: 'string' },
         sync: { type: 'boolean' },
         timeout: { type: 'string' },
+        'max-output-tokens': { type: 'string' },
         'inline-wait': { type: 'string' },
         'no-shell-pool': { type: 'boolean' },
         'no-hot-reload': { type: 'boolean' },
@@ -300,6 +313,23 @@ export function parseCommandLine(
     return {
       kind: 'usage',
       error: `--timeout must be a positive number of seconds, at most ${String(MAX_TIMEOUT_SECONDS)} (one day)`,
+    };
+  }
+  const tokensText = text('max-output-tokens');
+  const maxOutputTokens =
+    tokensText === undefined
+      ? DEFAULT_MAX_OUTPUT_TOKENS
+      : tokensText.trim() === ''
+        ? NaN
+        : Number(tokensText);
+  if (
+    !Number.isInteger(maxOutputTokens) ||
+    maxOutputTokens < MIN_MAX_OUTPUT_TOKENS ||
+    maxOutputTokens > MAX_MAX_OUTPUT_TOKENS
+  ) {
+    return {
+      kind: 'usage',
+      error: `--max-output-tokens must be a whole number of tokens from ${String(MIN_MAX_OUTPUT_TOKENS)} to ${String(MAX_MAX_OUTPUT_TOKENS)}`,
     };
   }
   const inlineWait = inlineWaitSeconds(text('inline-wait'));
@@ -419,6 +449,7 @@ export function parseCommandLine(
       stateDir: text('state-dir'),
       sync: flag('sync'),
       timeoutSeconds: timeout,
+      maxOutputTokens,
       inlineWaitSeconds: inlineWait,
       heartbeatMs,
       noShellPool: flag('no-shell-pool'),

@@ -152,6 +152,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const engine = await createEngine({
     ...sandbox,
     envDeny: [...(sandbox.envDeny ?? []), ...livelogKeys],
+    maxOutputTokens: options.maxOutputTokens,
     logger,
     onEgress: (decision) => auditEgress({ logger, scope }, decision),
     onListenerError: (error) => logger.error({ err: error }, 'completion listener failed'),

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import { definitionTool } from './mcp/tools/definition.js';
 import { livelogTool } from './mcp/tools/livelog.js';
 import { operationTools } from './mcp/tools/operations.js';
+import { outputTool } from './mcp/tools/output.js';
 import { registeredTool } from './mcp/tools/registered.js';
 import { shellTool } from './mcp/tools/shell.js';
 import type { ToolContext, ToolContextBase, ToolEntry } from './mcp/tools/tool.js';
@@ -31,7 +32,7 @@ export interface ToolSetOptions {
   readonly catalogDir: string;
   /** The bundled definitions to serve, read at every load (`--tools`, then revealed bundles). */
   readonly bundled: () => readonly string[];
-  /** Built-ins besides sandboxed_shell, status, await and cancel, listed after them. */
+  /** Built-ins besides sandboxed_shell, status, await, cancel and output, listed after them. */
   readonly builtIns?: readonly ToolEntry[];
   /** The registered commands, read at every load and refresh (none without --registry). */
   readonly registered?: () => readonly RegisteredCommand[];
@@ -165,6 +166,7 @@ export class ToolSet {
     const fixed = [
       shellTool(context, this.#asyncGuidance()),
       ...operationTools(context),
+      outputTool(context),
       ...(this.#options.builtIns ?? []),
       ...tools.map((tool) =>
         tool.leaf.livelog === undefined

@@ -1,7 +1,7 @@
-// ahma-shell's read and write options (R7.10), toolchain profiles (R7.14) and the network mode
-// (R7.15): comma lists,
-// repeatable, each with its AHMA_* variable; paths absolute or ~/; an unknown profile or a relative
-// path is a usage error that says what is wrong.
+// ahma-shell's read and write options (R7.10), toolchain profiles (R7.14), the network mode
+// (R7.15) and the output budget (R15.2): comma lists, repeatable, each with its AHMA_* variable;
+// paths absolute or ~/; an unknown profile, a relative path or a budget out of bounds is a usage
+// error that says what is wrong.
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, USAGE, type ServerOptions } from '../src/options.js';
 
@@ -140,5 +140,23 @@ describe('--network', () => {
     expect(usageError(['--deny-host', 'https://x.example/'])).toMatch(
       /^--deny-host https:\/\/x\.example\/: /,
     );
+  });
+});
+
+describe('--max-output-tokens', () => {
+  it('R15.2: 10,000 by default; the flag or AHMA_MAX_OUTPUT_TOKENS sets it (the flag wins); a whole number from 100 to 200,000', () => {
+    expect(options([]).maxOutputTokens).toBe(10_000);
+    expect(options(['--max-output-tokens', '2500']).maxOutputTokens).toBe(2500);
+    expect(options([], { AHMA_MAX_OUTPUT_TOKENS: '100' }).maxOutputTokens).toBe(100);
+    expect(
+      options(['--max-output-tokens', '200000'], { AHMA_MAX_OUTPUT_TOKENS: '500' }).maxOutputTokens,
+    ).toBe(200_000);
+    for (const bad of ['99', '200001', '1.5', 'many', '', ' ', '-1', '1e3x']) {
+      expect(usageError([`--max-output-tokens=${bad}`])).toBe(
+        '--max-output-tokens must be a whole number of tokens from 100 to 200000',
+      );
+    }
+    expect(usageError([], { AHMA_MAX_OUTPUT_TOKENS: '50' })).toMatch(/^--max-output-tokens/);
+    expect(USAGE).toContain('--max-output-tokens N');
   });
 });

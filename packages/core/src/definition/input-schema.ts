@@ -1,13 +1,19 @@
 // The JSON Schema of a tool's arguments (its MCP inputSchema), generated from the definition, and
 // the validation of a call's arguments against it before anything runs.
+import { MAX_MAX_OUTPUT_TOKENS, MIN_MAX_OUTPUT_TOKENS } from '../process/output.js';
 import type { ArgumentDefinition } from './schema.js';
 import { MAX_TIMEOUT_SECONDS } from './schema.js';
 import type { ToolLeaf } from './flatten.js';
 import type { JsonSchema } from './json-schema.js';
 import { createSchemaCompiler, type SchemaCheck } from './schema-check.js';
 
-/** Arguments that steer the execution and are never passed to the command (R10.1–R10.3). */
-export const META_PARAMETERS = ['working_directory', 'timeout_seconds', 'execution_mode'] as const;
+/** Arguments that steer the execution and are never passed to the command (R10.1–R10.3, R15.2). */
+export const META_PARAMETERS = [
+  'working_directory',
+  'timeout_seconds',
+  'execution_mode',
+  'max_output_tokens',
+] as const;
 export type MetaParameter = (typeof META_PARAMETERS)[number];
 
 export function isMetaParameter(name: string): name is MetaParameter {
@@ -38,7 +44,21 @@ export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
     description:
       "Synchronous: the call blocks and returns the result. AsyncResultPush: the call returns an operation_id (or the result, if it finishes within a few seconds), and the result comes before the result of a later tool call. Default: the tool's own mode.",
   },
+  // R15.2: the call's output budget, instead of the server's (--max-output-tokens).
+  max_output_tokens: {
+    type: 'integer',
+    minimum: MIN_MAX_OUTPUT_TOKENS,
+    maximum: MAX_MAX_OUTPUT_TOKENS,
+    description:
+      "At most this many tokens of output (estimated as bytes / 4): beyond, the start and the end are kept and a marker says what was left out and how to read it. Default: the server's (10,000 unless configured).",
+  },
 };
+
+/** R15.2: the call's `max_output_tokens`, when it gives one (undefined: the server's budget). */
+export function callMaxOutputTokens(args: Readonly<Record<string, unknown>>): number | undefined {
+  const tokens = args['max_output_tokens'];
+  return typeof tokens === 'number' ? tokens : undefined;
+}
 
 /**
  * A leaf's inputSchema: its options and positionals plus the optional meta-parameters. A declared

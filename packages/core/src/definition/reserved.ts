@@ -11,6 +11,8 @@ export const BUILTIN_TOOLS = {
   status: 'status',
   await: 'await',
   cancel: 'cancel',
+  /** R15.3: reads an operation's whole output, a window at a time. */
+  output: 'output',
   /** Lists and reveals bundled catalogs (SPEC §3 bundles on demand). */
   activateTools: 'activate_tools',
 } as const;

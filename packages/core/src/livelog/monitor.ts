@@ -31,6 +31,8 @@ export interface LivelogRun {
   /** Raises an alert of the operation (OperationManager.alert, bound to its id). */
   readonly alert: (summary: string, detail: string) => void;
   readonly logger?: Logger | undefined;
+  /** R15.2: the call's output budget (`max_output_tokens`); default the server's. */
+  readonly maxOutputTokens?: number | undefined;
 }
 
 interface Counts {
@@ -123,6 +125,7 @@ export async function runLivelog(run: LivelogRun): Promise<ExecutionResult> {
       timeoutMs: run.timeoutMs,
       signal: run.signal,
       logName: run.logName,
+      maxOutputTokens: run.maxOutputTokens,
       onOutput: (piece) => {
         for (const line of lines.push(piece)) chunker.add(line);
       },

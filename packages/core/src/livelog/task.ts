@@ -14,6 +14,8 @@ export interface LivelogTaskOptions {
   readonly settings: LivelogSettings;
   readonly cwd: string;
   readonly timeoutMs?: number | undefined;
+  /** R15.2: the call's output budget (`max_output_tokens`); default the server's. */
+  readonly maxOutputTokens?: number | undefined;
   /** Where the API key variable is looked up: the server's environment. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger | undefined;
@@ -45,6 +47,7 @@ export function livelogTask(options: LivelogTaskOptions): OperationTask {
       settings,
       cwd: options.cwd,
       timeoutMs: options.timeoutMs,
+      maxOutputTokens: options.maxOutputTokens,
       signal,
       logName: id,
       detector,

@@ -14,7 +14,7 @@ export interface ExecutionResult {
   /** The exit code, or null when the command died from a signal or never started. */
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
-  /** Merged stdout and stderr, bounded, ANSI stripped. */
+  /** Merged stdout and stderr, cleaned and held to the output budget (R15.2, output.ts). */
   readonly output: string;
   readonly truncated: boolean;
   readonly fullOutputPath: string | undefined;

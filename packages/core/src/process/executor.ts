@@ -20,7 +20,13 @@ import type {
   HandoffWrite,
   NetworkRefusal,
 } from './execution-types.js';
-import { OutputCollector, type CollectedOutput, type OutputLimits } from './output.js';
+import {
+  ELISION_MARKER_LINE,
+  OutputCollector,
+  type CollectedOutput,
+  type OutputLimits,
+} from './output.js';
+import type { LiveOutput } from './output-reader.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
 import { timerDelay } from './timer.js';
@@ -48,6 +54,8 @@ export interface ExecutionRequest {
    * (none < proxy < host), and such a command is spawned on its own, not in a warm shell.
    */
   readonly network?: NetworkMode | undefined;
+  /** R15.2: the call's output budget in tokens (`max_output_tokens`); default the limits'. */
+  readonly maxOutputTokens?: number | undefined;
 }
 
 export interface ExecutorOptions {
@@ -87,6 +95,8 @@ export function commandArgv(command: Command): readonly string[] {
 
 export class Executor {
   readonly #options: ExecutorOptions;
+  /** R15.3: the output collectors of the commands running now, by log name (liveOutput). */
+  readonly #live = new Map<string, OutputCollector>();
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
@@ -104,6 +114,29 @@ export class Executor {
   /** How much output a result keeps, and where full logs go. */
   get limits(): OutputLimits {
     return this.#options.limits;
+  }
+
+  /**
+   * R15.3: what can be read now of the output of the command running under `logName` (an
+   * operation id; `<id>-stepN` for a sequence's step; an operation id of a running sequence finds
+   * its running step): the log holding all of it so far once there is one, and the bytes kept in
+   * memory. Undefined when no such command runs.
+   */
+  liveOutput(logName: string): LiveOutput | undefined {
+    let name = logName;
+    let collector = this.#live.get(name);
+    if (collector === undefined) {
+      const prefix = `${logName}-step`;
+      for (const [key, value] of this.#live) {
+        if (key.startsWith(prefix) && /^\d+$/.test(key.slice(prefix.length))) {
+          name = key;
+          collector = value;
+          break;
+        }
+      }
+    }
+    if (collector === undefined) return undefined;
+    return { logName: name, logPath: collector.logPath, ...collector.kept() };
   }
 
   /** Runs the command to its end; never rejects for the command's own failure. */
@@ -188,7 +221,12 @@ export class Executor {
     started: number,
   ): Promise<ExecutionResult> {
     const graceMs = this.#options.graceMs ?? DEFAULT_GRACE_MS;
-    const collector = new OutputCollector(this.#options.limits, request.logName);
+    const collector = new OutputCollector(
+      this.#options.limits,
+      request.logName,
+      request.maxOutputTokens,
+    );
+    this.#live.set(request.logName, collector);
     let timedOut = false;
     let cancelled = false;
     let backstop: NodeJS.Timeout | undefined;
@@ -250,7 +288,6 @@ export class Executor {
     clearTimeout(backstop);
     clearTimeout(watchdog);
     request.signal?.removeEventListener('abort', onAbort);
-    const collected = await collector.finish();
     const status: ExecutionStatus = timedOut
       ? 'timed_out'
       : cancelled
@@ -258,6 +295,9 @@ export class Executor {
         : exit.code === 0 && exit.error === undefined
           ? 'completed'
           : 'failed';
+    // R15.2: the end of a failed command's output gets the larger share.
+    const collected = await collector.finish(status);
+    if (this.#live.get(request.logName) === collector) this.#live.delete(request.logName);
     const explained =
       status === 'failed' ? this.#explain(collected, request.cwd) : { hints: [], writes: [] };
     return {
@@ -287,7 +327,7 @@ export class Executor {
   #explain(collected: CollectedOutput, cwd: string): Explained {
     const env = this.#options.env;
     const text = collected.truncated
-      ? collected.output.replace(/^\[… \d+ bytes elided \(of \d+\); .*…\]$/gmu, '')
+      ? collected.output.replace(ELISION_MARKER_LINE, '')
       : collected.output;
     return explainRefusals(text, {
       cwd,

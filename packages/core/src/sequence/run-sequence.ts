@@ -49,6 +49,8 @@ export interface SequenceOptions {
   readonly onOutput?: ((chunk: Buffer) => void) | undefined;
   /** Who runs the steps (the sequence tool, its connection), as ExecutionRequest.caller. */
   readonly caller?: ExecutionRequest['caller'];
+  /** R15.2: the call's output budget (`max_output_tokens`), for each step and the transcript. */
+  readonly maxOutputTokens?: number | undefined;
 }
 
 export async function runSequence(
@@ -95,12 +97,6 @@ export async function runSequence(
     if (plan !== undefined) records.push(notRun(index, plan, 'not_run'));
   }
 
-  // The transcript is bounded like one command's output (each step's is already): past the
-  // limit its middle is elided and the whole of it is in the log file named in the marker.
-  const collector = new OutputCollector(options.executor.limits, options.logName);
-  collector.push(Buffer.from(transcript(records)));
-  const collected = await collector.finish();
-
   const stopper = records.find((record) => record.status !== 'completed');
   const status: ExecutionStatus =
     stopper === undefined
@@ -108,6 +104,15 @@ export async function runSequence(
       : stopper.status === 'timed_out' || stopper.status === 'cancelled'
         ? stopper.status
         : 'failed';
+  // The transcript is bounded like one command's output (each step's is already): past the
+  // budget its middle is elided and the whole of it is in the log file named in the marker.
+  const collector = new OutputCollector(
+    options.executor.limits,
+    options.logName,
+    options.maxOutputTokens,
+  );
+  collector.push(Buffer.from(transcript(records)));
+  const collected = await collector.finish(status);
   return {
     status,
     exitCode: stopper === undefined ? 0 : stopper.exitCode,
@@ -148,6 +153,7 @@ async function runStep(
         logName: `${options.logName}-step${String(index + 1)}`,
         onOutput: options.onOutput,
         caller: options.caller,
+        maxOutputTokens: options.maxOutputTokens,
       });
     } catch (error) {
       // Refused by the executor (an argument with a NUL byte): the transcript goes on.

@@ -240,6 +240,15 @@ export class LogFile {
     await this.#store.deletionsDone();
   }
 
+  /**
+   * Deletes the log: no result names it (the output, cleaned, fitted its budget after all). Its
+   * bytes are free again once this settles.
+   */
+  async discard(): Promise<void> {
+    this.#drop('the log was not needed');
+    await this.#store.deletionsDone();
+  }
+
   #drop(problem: string): void {
     if (this.#problem !== undefined) return;
     this.#problem = problem;

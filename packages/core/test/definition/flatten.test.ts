@@ -174,9 +174,8 @@ describe('guidance in descriptions', () => {
     const description = describeLeaf(only, mergeGuidance(undefined));
     expect(description).toBe(`${asyncBlock}\n\nCompile.`);
     expect(description).toMatch(/Continue with other work/);
+    // R2.7: how the result really reaches the model (log messages do not).
     expect(description).toMatch(/its result is put before the result of your next tool call/);
-    // R2.2: how the result arrives, in the words of the protocol the client shows the agent.
-    expect(description).toMatch(/notifications\/message from logger "ahma"/);
   });
 
   it('R2.4: an async leaf with a custom guidance_key keeps the async guidance and adds the custom block', () => {

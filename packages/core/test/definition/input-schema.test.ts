@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolLeaf } from '../../src/definition/flatten.js';
 import {
   ArgumentValidator,
+  callMaxOutputTokens,
   isMetaParameter,
   leafInputSchema,
 } from '../../src/definition/input-schema.js';
@@ -79,7 +80,29 @@ describe('leafInputSchema', () => {
       'working_directory',
       'timeout_seconds',
       'execution_mode',
+      'max_output_tokens',
     ]);
+  });
+
+  it('R15.2: max_output_tokens is an optional integer from 100 to 200,000, never passed to the command', () => {
+    const properties = schema['properties'] as Record<string, Record<string, unknown>>;
+    expect(properties['max_output_tokens']).toMatchObject({
+      type: 'integer',
+      minimum: 100,
+      maximum: 200_000,
+    });
+    expect(isMetaParameter('max_output_tokens')).toBe(true);
+    expect(callMaxOutputTokens({ max_output_tokens: 500 })).toBe(500);
+    expect(callMaxOutputTokens({})).toBeUndefined();
+    const validator = new ArgumentValidator();
+    const good = { profile: 'dev', paths: [] };
+    expect(validator.validate(schema, { ...good, max_output_tokens: 500 })).toEqual([]);
+    expect(validator.validate(schema, { ...good, max_output_tokens: null })).toEqual([]);
+    for (const bad of [99, 200_001, 1.5, '500']) {
+      expect(
+        validator.validate(schema, { ...good, max_output_tokens: bad }).map((e) => e.field),
+      ).toEqual(['max_output_tokens']);
+    }
   });
 
   it('R10.1: execution_mode is an optional enum of Synchronous and AsyncResultPush', () => {

@@ -91,6 +91,7 @@ describe('livelog format', () => {
     expect(Object.keys(schema['properties'] as object)).toEqual([
       'working_directory',
       'timeout_seconds',
+      'max_output_tokens',
     ]);
     expect(schema['additionalProperties']).toBe(false);
   });

@@ -67,19 +67,17 @@ describe.concurrent('summarizeResult', () => {
   it("R8.4: an output whose log holds the whole keeps the log's marker verbatim, and is shown as any other once the log is deleted", async (context) => {
     const { expect } = context;
     const logs = await logStore(context);
-    const collector = new OutputCollector(
-      { headBytes: 1024, tailBytes: 16 * 1024, logs },
-      'summarized',
-    );
+    const collector = new OutputCollector({ budgetBytes: 17 * 1024, logs }, 'summarized');
     collector.push(Buffer.from(long(100_000, 'logged-end')));
-    const collected = await collector.finish();
+    const collected = await collector.finish('completed');
     const whole = result(collected.output, {
       truncated: true,
       fullOutputPath: collected.fullOutputPath,
     });
-    const marker = /\n\[… \d+ bytes elided \(of \d+\); full output: [^\n]+ …\]\n/.exec(
-      whole.output,
-    )?.[0];
+    const marker =
+      /\n\[… \d+ bytes \(\d+ lines?\) left out \(of \d+\); full output: [^\n]+ …\]\n/.exec(
+        whole.output,
+      )?.[0];
     expect(marker).toBeDefined();
     const summary = summarizeResult(whole);
     expect(summary.fullOutputPath).toBe(collected.fullOutputPath);

@@ -5,7 +5,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AhmaError } from '../../src/errors.js';
-import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, outputBudgetBytes } from '../../src/process/output.js';
 import {
   bash,
   engineFixture,
@@ -320,34 +320,36 @@ describe('Executor: bounded output', () => {
     const logName = `five-mb-${String(process.pid)}`;
     const result = await run(
       fixture.engine,
-      bash(`yes 0123456789abcdef | head -c ${String(size)}`),
+      // Distinct lines (identical ones would collapse), 8 bytes each.
+      bash(`seq 1000000 1999999 | head -c ${String(size)}`),
       {
         logName,
       },
     );
     expect(result.status).toBe('completed');
     expect(result.truncated).toBe(true);
-    expect(result.output.length).toBeLessThan(DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 200);
+    const budget = outputBudgetBytes(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(budget);
     // In the engine's private log directory, named after the run with a random part (R7.6).
     expect(dirname(result.fullOutputPath ?? '')).toBe(fixture.engine.state.logDir);
     expect(basename(result.fullOutputPath ?? '')).toMatch(
       new RegExp(`^${logName}-[0-9a-f]{16}\\.log$`),
     );
-    const expected = Buffer.from('0123456789abcdef\n'.repeat(Math.ceil(size / 17))).subarray(
-      0,
-      size,
-    );
+    let lines = '';
+    for (let n = 1000000; lines.length < size; n++) lines += `${String(n)}\n`;
+    const expected = Buffer.from(lines).subarray(0, size);
     const logged = await readFile(result.fullOutputPath ?? '');
     expect(logged.length).toBe(size);
     expect(logged.equals(expected)).toBe(true);
-    expect(result.output.startsWith(expected.subarray(0, DEFAULT_HEAD_BYTES).toString())).toBe(
-      true,
-    );
-    expect(result.output.endsWith(expected.subarray(-DEFAULT_TAIL_BYTES).toString())).toBe(true);
+    // Whole lines from the start and the end; the marker counts the bytes and lines between.
+    const [head = '', tail = ''] = result.output.split(/\n\[… [^\n]*…\]\n/);
+    expect(head.startsWith('1000000\n1000001\n')).toBe(true);
+    expect(expected.toString().startsWith(head)).toBe(true);
+    expect(expected.toString().endsWith(tail)).toBe(true);
+    const middle = expected.subarray(head.length, size - tail.length).toString();
     expect(result.output).toContain(
-      `${String(size - DEFAULT_HEAD_BYTES - DEFAULT_TAIL_BYTES)} bytes elided`,
+      `${String(middle.length)} bytes (${String(middle.split('\n').length - 1)} lines) left out (of ${String(size)}); full output: ${String(result.fullOutputPath)}; read any part with the \`output\` tool: {"id": "${logName}"} …]`,
     );
-    expect(result.output).toContain(result.fullOutputPath);
   });
 
   it('SPEC §3: colour escapes from a command are stripped from its result', async () => {

@@ -76,6 +76,7 @@ describe('registeredInputSchema', () => {
       'working_directory',
       'timeout_seconds',
       'execution_mode',
+      'max_output_tokens',
     ]);
     expect(schema).toMatchObject({
       type: 'object',
@@ -107,6 +108,7 @@ describe('registeredInputSchema', () => {
       'working_directory',
       'timeout_seconds',
       'execution_mode',
+      'max_output_tokens',
     ]);
     expect('required' in schema).toBe(false);
   });

@@ -333,7 +333,7 @@ describe('R7.13: refusals explained in real results', () => {
     await mkdir(join(home, '.aws'));
     await writeFile(join(home, '.aws', 'credentials'), '[default]\naws_secret_access_key=x\n');
     const env = { ...process.env, HOME: home };
-    fixture = await engineFixture({ env, headBytes: 1024, tailBytes: 1024 });
+    fixture = await engineFixture({ env, maxOutputTokens: 512 });
     pooled = await engineFixture({ env, noShellPool: false });
   });
 
@@ -405,7 +405,7 @@ describe('R7.13: refusals explained in real results', () => {
     expect(result.status).toBe('failed');
     expect(result.truncated).toBe(true);
     expect(result.fullOutputPath).toBeDefined();
-    expect(result.output).toContain(`full output: ${String(result.fullOutputPath)} …]\n`);
+    expect(result.output).toContain(`full output: ${String(result.fullOutputPath)}; `);
     expect(result.output).toMatch(
       /Permission denied\n\n\[ahma sandbox\] `~\/\.aws\/credentials` is in the credentials deny list[^\n]*\n$/,
     );

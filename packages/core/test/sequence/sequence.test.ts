@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArgumentValidator } from '../../src/definition/input-schema.js';
 import { loadTools, type LoadedTool } from '../../src/definition/load.js';
 import { AhmaError } from '../../src/errors.js';
-import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, outputBudgetBytes } from '../../src/process/output.js';
 import { planSequence } from '../../src/sequence/plan.js';
 import { runSequence, type StepPlan } from '../../src/sequence/run-sequence.js';
 import { engineFixture, type EngineFixture } from '../support/engine.js';
@@ -43,14 +43,21 @@ const shellPlan = (label: string, script: string): StepPlan => ({
 
 const run = (
   plans: StepPlan[],
-  options: { delayMs?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  options: {
+    delayMs?: number;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    logName?: string;
+    maxOutputTokens?: number;
+  } = {},
 ) =>
   runSequence(plans, {
     executor: fixture.engine.executor,
     delayMs: options.delayMs ?? 0,
     timeoutMs: options.timeoutMs,
     signal: options.signal ?? new AbortController().signal,
-    logName: `seq-${String(Date.now())}`,
+    logName: options.logName ?? `seq-${String(Date.now())}`,
+    maxOutputTokens: options.maxOutputTokens,
   });
 
 describe('planSequence', () => {
@@ -267,18 +274,35 @@ describe('runSequence', () => {
 
   it('SPEC §3: the transcript is bounded like one output; the whole of it is in the log file', async () => {
     const chunk = (n: number) =>
-      shellPlan(`big${String(n)}`, `head -c 30000 /dev/zero | tr '\\0' ${String(n)}`);
+      shellPlan(`big${String(n)}`, `head -c 20000 /dev/zero | tr '\\0' ${String(n)}`);
     const result = await run([chunk(1), chunk(2), chunk(3)]);
     expect(result.status).toBe('completed');
     expect(result.truncated).toBe(true);
-    expect(Buffer.byteLength(result.output)).toBeLessThan(
-      DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 1000,
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(
+      outputBudgetBytes(DEFAULT_MAX_OUTPUT_TOKENS),
     );
     expect(result.output).toContain('── step 1/3: big1');
     expect(result.output).toContain('── step 3/3: big3');
     const full = await readFile(result.fullOutputPath ?? '', 'utf8');
     for (const n of [1, 2, 3]) expect(full).toContain(`── step ${String(n)}/3: big${String(n)}`);
-    expect(full.split('2').length - 1).toBeGreaterThanOrEqual(30000);
+    expect(full.split('2').length - 1).toBeGreaterThanOrEqual(20000);
+  });
+
+  it('R15.2: max_output_tokens holds each step and the transcript; a cut step names its operation and step', async () => {
+    const result = await run([shellPlan('small', 'echo small'), shellPlan('long', 'seq 1 20000')], {
+      logName: 'op_seqtest_4',
+      maxOutputTokens: 300,
+    });
+    expect(result.status).toBe('completed');
+    expect(result.truncated).toBe(true);
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(1200);
+    const step = result.steps?.[1];
+    expect(step?.truncated).toBe(true);
+    expect(Buffer.byteLength(step?.output ?? '')).toBeLessThanOrEqual(1200);
+    expect(step?.output).toContain(
+      `full output: ${step?.fullOutputPath ?? ''}; read any part with the \`output\` tool: {"id": "op_seqtest_4", "step": 2} …]`,
+    );
+    expect(step?.output.endsWith('19999\n20000\n')).toBe(true);
   });
 
   it('R6.3: an abort before the first step runs nothing; a timeout during the delay stops it', async () => {

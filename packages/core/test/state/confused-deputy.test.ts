@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, outputBudgetBytes } from '../../src/process/output.js';
 import {
   bash,
   engineFixture,
@@ -34,9 +34,9 @@ afterAll(async () => {
 });
 
 const DENIED = /Permission denied|Operation not permitted/;
-/** More than head + tail: the output is truncated and a full log is written. */
-const BIG = DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 4096;
-const bigOutput = (bytes = BIG) => bash(`yes deputy | head -c ${String(bytes)}`);
+/** More than the output budget (distinct lines, nothing collapses): a full log is written. */
+const BIG = outputBudgetBytes(DEFAULT_MAX_OUTPUT_TOKENS) + 4096;
+const bigOutput = (bytes = BIG) => bash(`seq 1 2000000 | head -c ${String(bytes)}`);
 
 describe('R7.6: nothing the server writes lives where a command can write', () => {
   it('R7.6: the private state lies outside every writable path, and the cache is not inside it', () => {

@@ -8,16 +8,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine.js';
 import type { OperationSnapshot } from '../../src/operations/operations.js';
-import { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from '../../src/process/output.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, outputBudgetBytes } from '../../src/process/output.js';
 import { bash, engineFixture, eventually, run } from '../support/engine.js';
 
-/** Truncated output: head + tail + 4 KiB, so every such run writes a log of exactly this size. */
-const BIG = DEFAULT_HEAD_BYTES + DEFAULT_TAIL_BYTES + 4096;
+/** Truncated output: the budget + 4 KiB, so every such run writes a log of exactly this size. */
+const BIG = outputBudgetBytes(DEFAULT_MAX_OUTPUT_TOKENS) + 4096;
 
 /** Starts an operation printing `bytes` and waits for it; its finished snapshot. */
 async function operation(engine: Engine, bytes = BIG): Promise<OperationSnapshot> {
   const started = engine.operations.start('sandboxed_shell', (signal, id) =>
-    run(engine, bash(`yes resource | head -c ${String(bytes)}`), { signal, logName: id }),
+    // Distinct lines: identical ones would collapse into a result within the budget.
+    run(engine, bash(`seq 1 2000000 | head -c ${String(bytes)}`), { signal, logName: id }),
   );
   const [finished] = await engine.operations.await([started.id]);
   if (finished?.result === undefined) throw new Error('the operation did not finish');
@@ -84,7 +85,7 @@ describe('SPEC §4 Resources: a disk budget for all logs', () => {
       expect(shown?.result?.truncated).toBe(true);
       expect(shown?.result?.output).not.toContain(firstPath);
       expect(shown?.result?.output).toMatch(
-        /bytes elided \(of \d+\); the full output log was deleted: output logs are kept within a .* disk budget/,
+        /left out \(of \d+\); the full output log was deleted: output logs are kept within a .* disk budget/,
       );
       // The others are untouched.
       const [kept] = own.engine.operations.status([second.id]);
@@ -105,7 +106,7 @@ describe('SPEC §4 Resources: a disk budget for all logs', () => {
       expect(result?.truncated).toBe(true);
       expect(result?.fullOutputPath).toBeUndefined();
       expect(result?.output).toMatch(
-        /bytes elided \(of 4194304\); the full output was not kept: it outgrew the 128 KiB disk budget for output logs/,
+        /left out \(of 4194304\); the full output was not kept: it outgrew the 128 KiB disk budget for output logs/,
       );
       // While it grew it may have taken the older log's room (depending on how its output was
       // chunked): either way, what the older result shows now is true.

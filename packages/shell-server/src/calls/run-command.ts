@@ -21,6 +21,8 @@ export interface PreparedCommand {
   readonly timeoutSeconds: number | undefined;
   /** R7.15, R7.16: the tool file's network mode, when it asks for less than the server's. */
   readonly network?: NetworkMode | undefined;
+  /** R15.2: the call's `max_output_tokens`; undefined: the server's (--max-output-tokens). */
+  readonly maxOutputTokens?: number | undefined;
   cleanup(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export function runCommand(
           onOutput: (chunk) => output.push(chunk),
           caller: { tool: name, owner: call.owner },
           network: prepared.network,
+          maxOutputTokens: prepared.maxOutputTokens,
         });
         // R7.18: a host the proxy refused may be allowed by the person, if they can be asked.
         const result = await askAboutRefusals(ran, {

@@ -19,7 +19,7 @@ export interface InstructionsOptions {
 
 /** What every agent can do with running operations, in either delivery. */
 const CONTROL =
-  '`await` blocks until named operations finish and returns their results; `status` checks without waiting; `cancel` stops one.';
+  "`await` blocks until named operations finish and returns their results; `status` checks without waiting; `cancel` stops one; `output` reads any part of one's whole output (a byte range, the last lines, matching lines), also while it runs.";
 
 export function serverInstructions(options: InstructionsOptions): string {
   const parts = [

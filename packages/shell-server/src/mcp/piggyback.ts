@@ -70,9 +70,11 @@ function describe(snapshot: OperationSnapshot): string {
   const tail = cut ? output.slice(output.length - PIGGYBACK_TAIL_CHARS) : output;
   const lines = cut ? tail.slice(tail.indexOf('\n') + 1) : tail;
   return cut
-    ? `${header} Its last lines (the whole result: \`await\` with ids ["${result.operation_id}"]):\n${lines}`
+    ? `${header} Its last lines (the whole output: \`output\` with id "${result.operation_id}"; the whole result: \`await\` with ids ["${result.operation_id}"]):\n${lines}`
     : `${header} Output:\n${lines}`;
 }
+
+const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'timed_out', 'cancelled']);
 
 /** The operations whose finished result a tool result carries (structuredContent). */
 function finishedIn(result: CallToolResult): string[] {
@@ -84,6 +86,6 @@ function finishedIn(result: CallToolResult): string[] {
   return entries.flatMap((entry) => {
     if (typeof entry !== 'object' || entry === null) return [];
     const { operation_id: id, status } = entry as { operation_id?: unknown; status?: unknown };
-    return typeof id === 'string' && status !== 'running' && status !== 'started' ? [id] : [];
+    return typeof id === 'string' && typeof status === 'string' && FINISHED.has(status) ? [id] : [];
   });
 }

@@ -1,9 +1,9 @@
 // The command line of an isolated session's process (R8D.3): this package's own `ahma-shell
 // --mode stdio`, run by the Node that runs the server, with the server's flags that shape what a
-// session serves and how (tools, registry, sandbox, timeouts, pool, denied variables, logging).
-// The session appends `--sandbox-scope <its scope>`; the HTTP flags and --session-isolation stay
-// with the server. Relative paths are made absolute against the server's directory: the process
-// starts in its scope.
+// session serves and how (tools, registry, sandbox, timeouts, output budget, pool, denied
+// variables, logging). The session appends `--sandbox-scope <its scope>`; the HTTP flags and
+// --session-isolation stay with the server. Relative paths are made absolute against the server's
+// directory: the process starts in its scope.
 import { resolve } from 'node:path';
 import type { ServerOptions } from '../options.js';
 import { ahmaShellBin } from '../runtime.js';
@@ -27,6 +27,7 @@ export function isolatedChildCommand(
   if (options.stateDir !== undefined) args.push('--state-dir', resolve(cwd, options.stateDir));
   if (options.sync) args.push('--sync');
   args.push('--timeout', String(options.timeoutSeconds));
+  args.push('--max-output-tokens', String(options.maxOutputTokens));
   args.push('--inline-wait', String(options.inlineWaitSeconds));
   if (options.noShellPool) args.push('--no-shell-pool');
   if (options.noHotReload) args.push('--no-hot-reload');

@@ -367,3 +367,82 @@ describe('--sync', () => {
     expect(server.messages).toEqual([]);
   });
 });
+
+describe('the output budget (R15.2)', () => {
+  /** The bytes of the output the model is shown, and its elision marker. */
+  const cut = (content: CommandResult) => ({
+    bytes: Buffer.byteLength(content.output),
+    marker:
+      /\n\[… (\d+) bytes \((\d+) lines\) left out \(of (\d+)\); full output: ([^;]+); read any part with the `output` tool: (\{[^}]*\}) …\]\n/.exec(
+        content.output,
+      ),
+  });
+
+  it('R15.2: a call with max_output_tokens 500 gets at most 2,000 bytes through the built server, with a marker saying what was left out and how to read it', async () => {
+    const server = await e2e.server(await e2e.scope());
+    const result = await server.call('sandboxed_shell', {
+      command: 'seq 1 100000',
+      max_output_tokens: 500,
+      execution_mode: 'Synchronous',
+    });
+    const content = structured<CommandResult>(result);
+    expect(content).toMatchObject({ status: 'completed', truncated: true });
+    const { bytes, marker } = cut(content);
+    expect(bytes).toBeLessThanOrEqual(2000);
+    expect(marker).not.toBeNull();
+    const [, left, lines, total, path, ref] = marker ?? [];
+    expect(Number(total)).toBe(588_895);
+    expect(Number(left)).toBeGreaterThan(580_000);
+    expect(Number(lines)).toBeGreaterThan(99_000);
+    expect(path).toBe(content.full_output_path);
+    expect(JSON.parse(ref ?? '')).toEqual({ id: content.operation_id });
+    expect(content.output.startsWith('1\n2\n3\n')).toBe(true);
+    expect(content.output.endsWith('99999\n100000\n')).toBe(true);
+    // A meta-parameter: never passed to the command, and checked like the others.
+    const refused = await server.call('sandboxed_shell', {
+      command: 'echo x',
+      max_output_tokens: 50,
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/max_output_tokens/);
+  });
+
+  it("R15.2: without max_output_tokens the server's --max-output-tokens applies; a call's own wins", async () => {
+    const server = await e2e.server(await e2e.scope(), ['--max-output-tokens', '300']);
+    const run = async (extra: Record<string, unknown> = {}) =>
+      structured<CommandResult>(
+        await server.call('sandboxed_shell', {
+          command: 'seq 1 100000',
+          execution_mode: 'Synchronous',
+          ...extra,
+        }),
+      );
+    const serverDefault = cut(await run());
+    expect(serverDefault.bytes).toBeLessThanOrEqual(1200);
+    expect(serverDefault.marker).not.toBeNull();
+    const own = cut(await run({ max_output_tokens: 2000 }));
+    expect(own.bytes).toBeGreaterThan(4000);
+    expect(own.bytes).toBeLessThanOrEqual(8000);
+    // Small outputs are untouched, but for progress bars and repeated lines.
+    const small = await run({ command: 'printf "a\\rb\\n"; yes same line | head -50; echo end' });
+    expect(small).toMatchObject({
+      truncated: false,
+      output: 'b\nsame line\n[… repeated 49 more times]\nend\n',
+    });
+  });
+
+  it('R15.2: the default budget is 10,000 tokens (40,000 bytes)', async () => {
+    const server = await e2e.inProcess(await e2e.scope());
+    const content = structured<CommandResult>(
+      await server.call('sandboxed_shell', {
+        command: 'seq 1 100000',
+        execution_mode: 'Synchronous',
+      }),
+    );
+    const { bytes, marker } = cut(content);
+    expect(content.truncated).toBe(true);
+    expect(marker).not.toBeNull();
+    expect(bytes).toBeLessThanOrEqual(40_000);
+    expect(bytes).toBeGreaterThan(39_000);
+  });
+});

@@ -83,6 +83,7 @@ describe('the carried result', () => {
     const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const id = await finishedUnseen(server, 'sleep 1; seq 1 5000');
     const text = textOf(await shell(server, 'true'));
+    expect(text).toContain(`the whole output: \`output\` with id "${id}"`);
     expect(text).toContain(`the whole result: \`await\` with ids ["${id}"]`);
     expect(text).toContain('\n5000\n');
     expect(text).not.toContain('\n4000\n');

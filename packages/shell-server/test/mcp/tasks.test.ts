@@ -56,7 +56,15 @@ describe('2025-11-25 tasks', () => {
     });
     const { tools } = await server.client.listTools();
     const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
-    for (const name of ['status', 'await', 'cancel', 'activate_tools', 'add_command', 'help']) {
+    for (const name of [
+      'status',
+      'await',
+      'cancel',
+      'output',
+      'activate_tools',
+      'add_command',
+      'help',
+    ]) {
       expect(support[name], name).toBe('forbidden');
     }
     for (const name of ['sandboxed_shell', 'e2e_sync', 'e2e_async', 'slow', 'argv']) {

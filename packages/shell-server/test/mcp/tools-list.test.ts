@@ -44,6 +44,10 @@ describe('tools/list', () => {
       expect(required(name), name).toEqual([{ required: ['operations'] }, { required: ['error'] }]);
     }
     expect(required('activate_tools')).toEqual([{ required: ['action'] }, { required: ['error'] }]);
+    expect(required('output')).toEqual([
+      { required: ['id', 'tool', 'status', 'running', 'source', 'mode', 'text'] },
+      { required: ['error'] },
+    ]);
   });
 
   it('SPEC §3: inputSchemas come from the definitions: properties, required, path format and the meta-parameters', async () => {

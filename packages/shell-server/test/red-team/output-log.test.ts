@@ -23,7 +23,7 @@ import {
 
 const file = redTeamFile(['log-plant']);
 
-/** Output larger than the 16 KiB head + 32 KiB tail the server keeps: it goes to a log file. */
+/** Output larger than the 10,000-token (40,000-byte) budget a result shows: it goes to a log file. */
 const FLOOD_BYTES = 60_000;
 const FLOOD = `head -c ${String(FLOOD_BYTES)} /dev/zero | tr '\\0' x`;
 

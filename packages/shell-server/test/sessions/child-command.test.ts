@@ -16,7 +16,17 @@ describe('isolatedChildCommand', () => {
       isolatedChildCommand(options([]), '/srv', '/pkg/bin/ahma-shell.js', '/usr/bin/node'),
     ).toEqual({
       file: '/usr/bin/node',
-      args: ['/pkg/bin/ahma-shell.js', '--mode', 'stdio', '--timeout', '600', '--inline-wait', '5'],
+      args: [
+        '/pkg/bin/ahma-shell.js',
+        '--mode',
+        'stdio',
+        '--timeout',
+        '600',
+        '--max-output-tokens',
+        '10000',
+        '--inline-wait',
+        '5',
+      ],
     });
     expect(isolatedChildCommand(options([]), '/srv').args[0]).toBe(ahmaShellBin());
     expect(isolatedChildCommand(options([]), '/srv').file).toBe(process.execPath);
@@ -42,6 +52,8 @@ describe('isolatedChildCommand', () => {
         '--sync',
         '--timeout',
         '30',
+        '--max-output-tokens',
+        '2500',
         '--inline-wait',
         '0',
         '--no-shell-pool',
@@ -73,6 +85,8 @@ describe('isolatedChildCommand', () => {
       '--sync',
       '--timeout',
       '30',
+      '--max-output-tokens',
+      '2500',
       '--inline-wait',
       '0',
       '--no-shell-pool',

@@ -1,6 +1,6 @@
 // The MCP tool of a loaded definition leaf: its arguments become one argv (never a shell line) that
 // runs in the sandbox; a leaf with a sequence runs its steps instead (sequence.ts).
-import { prepareInvocation, type LoadedTool } from '@ahma/core';
+import { callMaxOutputTokens, prepareInvocation, type LoadedTool } from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
@@ -46,6 +46,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
           ...prepared,
           command: { kind: 'argv', argv: prepared.argv },
           network: loaded.leaf.network,
+          maxOutputTokens: callMaxOutputTokens(args),
         },
         call,
       );

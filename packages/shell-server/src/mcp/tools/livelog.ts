@@ -5,6 +5,7 @@
 // alert: its call still answers at once (a monitor may never end, so a call kept open until it
 // does would never answer), and the answer says where the result is and that alerts are not.
 import {
+  callMaxOutputTokens,
   livelogTask,
   resolveWorkingDirectory,
   type LoadedTool,
@@ -65,6 +66,7 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         settings,
         cwd,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+        maxOutputTokens: callMaxOutputTokens(args),
         env: context.env,
         logger: context.logger,
       });

@@ -1,7 +1,12 @@
 // The MCP tool of a registered command (SPEC §8): run like every command tool, through the same
 // engine (sandbox, warm shells, timeouts, async or sync, audit, bounded output, cancel). Its
 // arguments reach the executable in their declared order, one argv element each.
-import { prepareRegisteredCall, registeredInputSchema, type RegisteredCommand } from '@ahma/core';
+import {
+  callMaxOutputTokens,
+  prepareRegisteredCall,
+  registeredInputSchema,
+  type RegisteredCommand,
+} from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
@@ -49,6 +54,7 @@ export function registeredTool(
           command: { kind: 'argv', argv: prepared.argv },
           cwd: prepared.cwd,
           timeoutSeconds: prepared.timeoutSeconds,
+          maxOutputTokens: callMaxOutputTokens(args),
           cleanup: () => Promise.resolve(),
         },
         call,

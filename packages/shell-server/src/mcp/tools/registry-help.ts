@@ -43,7 +43,7 @@ The new tool is listed at once (the client gets notifications/tools/list_changed
 - timeout: "30s", "5m", "1h" or "1h30m"; the command is killed after it. Default: the server's.
 
 Every registered tool also takes the meta-parameters working_directory (inside the scope),
-timeout_seconds and execution_mode ("Synchronous" or "AsyncResultPush").
+timeout_seconds, execution_mode ("Synchronous" or "AsyncResultPush") and max_output_tokens.
 
 ## The tools
 

@@ -2,6 +2,7 @@
 // their transcript. Every step's arguments are checked before the first one runs, and every step
 // that runs gets its own audit line.
 import {
+  callMaxOutputTokens,
   commandArgv,
   planSequence,
   runSequence,
@@ -52,6 +53,7 @@ export async function runSequenceTool(
         logName: id,
         onOutput: (chunk) => output.push(chunk),
         caller: { tool: loaded.name, owner: call.owner },
+        maxOutputTokens: callMaxOutputTokens(args),
         onStep: (step: StepRecord) =>
           audit(auditLog, {
             operation: id,

@@ -1,5 +1,10 @@
 // sandboxed_shell: a bash script in the sandbox (pipes, redirects and && allowed).
-import { BUILTIN_TOOLS, META_PARAMETER_PROPERTIES, resolveWorkingDirectory } from '@ahma/core';
+import {
+  BUILTIN_TOOLS,
+  callMaxOutputTokens,
+  META_PARAMETER_PROPERTIES,
+  resolveWorkingDirectory,
+} from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
@@ -51,6 +56,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
           command: { kind: 'shell', script: String(args['command']) },
           cwd,
           timeoutSeconds: typeof timeout === 'number' ? timeout : undefined,
+          maxOutputTokens: callMaxOutputTokens(args),
           cleanup: () => Promise.resolve(),
         },
         call,

@@ -375,6 +375,7 @@ describe('bundles on demand', () => {
     expect(instructions).toContain('its result is put before the result of your next tool call');
     expect(instructions).toContain('operation_id');
     expect(instructions).toContain('`await`');
+    expect(instructions).toContain('`output` reads any part');
     expect(instructions).toContain('activate_tools');
   });
 

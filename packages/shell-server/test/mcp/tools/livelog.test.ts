@@ -357,6 +357,7 @@ describe('livelog tools', () => {
     expect(Object.keys(watch?.inputSchema.properties ?? {})).toEqual([
       'working_directory',
       'timeout_seconds',
+      'max_output_tokens',
     ]);
     expect(watch?.description).toContain('notifications/message warning');
     const started = await m.server.call('watch', { bogus: 1 });
