@@ -88,6 +88,7 @@
 #include "handoff.h"
 #include "landlock.h"
 #include "peercred.h"
+#include "pty.h"
 #include "seccomp.h"
 #include "supervise.h"
 #include "zygote.h"
@@ -121,6 +122,16 @@ static int parse_port(const char *s) {
     if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 65535)
         die(EXIT_HELPER, "--proxy-port needs a TCP port (1..65535), got '%s'", s);
     return (int)v;
+}
+
+/* --pty COLSxROWS: the terminal's size, each 1..1000. */
+static void parse_pty_size(const char *s, unsigned short *cols, unsigned short *rows) {
+    unsigned c = 0, r = 0;
+    char tail = 0;
+    if (sscanf(s, "%ux%u%c", &c, &r, &tail) != 2 || c < 1 || c > 1000 || r < 1 || r > 1000)
+        die(EXIT_HELPER, "--pty needs COLSxROWS (each 1..1000), got '%s'", s);
+    *cols = (unsigned short)c;
+    *rows = (unsigned short)r;
 }
 
 static int parse_pool(const char *s) {
@@ -168,6 +179,7 @@ int main(int argc, char **argv) {
         die(EXIT_HELPER, "out of memory");
     int allow_unix_sockets = 0, unconfined = 0, keep_capabilities = 0, cmd = -1, shell_given = 0;
     int no_network = 0;
+    unsigned short pty_cols = 0, pty_rows = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) {
@@ -183,6 +195,9 @@ int main(int argc, char **argv) {
             paths.read_all = 1;
         } else if (strcmp(arg, "--no-network") == 0) {
             no_network = 1;
+        } else if (strcmp(arg, "--pty") == 0) {
+            if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
+            parse_pty_size(argv[++i], &pty_cols, &pty_rows);
         } else if (strcmp(arg, "--proxy-port") == 0) {
             if (i + 1 >= argc) die(EXIT_HELPER, "%s needs a value", arg);
             paths.proxy_port = parse_port(argv[++i]);
@@ -253,6 +268,7 @@ int main(int argc, char **argv) {
         return EXIT_HELPER;
     }
     paths.network = no_network ? NETWORK_NONE : paths.proxy_port > 0 ? NETWORK_PROXY : NETWORK_HOST;
+    if (pool_size > 0 && pty_cols > 0) die(EXIT_HELPER, "--pty is for one command, not --pool");
     if (pool_size > 0) {
         if (cmd >= 0 && cmd < argc) {
             fputs(PROG ": --pool takes no command after --\n", stderr);
@@ -286,6 +302,9 @@ int main(int argc, char **argv) {
     if (!unconfined && !paths.read_all && paths.nread == 0)
         die(EXIT_HELPER, "no read rules: pass the read policy as --read PATH (and --list PATH), or "
                          "--read-all");
+    /* Opened while /dev/ptmx and /dev/pts are still reachable: Landlock closes them below. */
+    struct pty pty = {-1, -1};
+    if (pty_cols > 0) open_pty(&pty, pty_cols, pty_rows);
     if (!unconfined) {
         /* A namespace of our own for the hand-off files, made before Landlock (which refuses
          * mounts) and before the capabilities go (it needs CAP_SYS_ADMIN, or a user namespace). */
@@ -318,14 +337,21 @@ int main(int argc, char **argv) {
     struct supervisor sv = {.main_pid = fork()};
     if (sv.main_pid < 0) die(EXIT_HELPER, "fork: %s", strerror(errno));
     if (sv.main_pid == 0) {
-        /* One chronological stream, as `2>&1`. Descriptors >= 3 are passed through untouched. */
-        (void)dup2(STDOUT_FILENO, STDERR_FILENO);
+        /* One chronological stream, as `2>&1` (or the terminal's). Descriptors >= 3 are passed
+         * through untouched. */
+        if (pty.master >= 0)
+            become_pty_child(&pty);
+        else
+            (void)dup2(STDOUT_FILENO, STDERR_FILENO);
         enter_command_domain();
         reset_signals();
         exec_command(&argv[cmd]);
     }
 
-    /* The supervisor needs none of the descriptors passed through for the command. */
+    /* The terminal's relay outlives the command until its last output is read (supervise()). */
+    if (pty.master >= 0) sv.relay_pid = start_pty_relay(&pty);
+    /* The supervisor needs none of the descriptors passed through for the command (nor the
+     * terminal: the relay sees its end only once no one else holds it). */
     close_inherited_fds();
     supervise(&sv);
 }

@@ -42,6 +42,7 @@ static int reap_all(struct supervisor *sv) {
             sv->main_status = status;
             sv->main_done = 1;
         }
+        if (pid == sv->relay_pid) sv->relay_done = 1;
     }
 }
 
@@ -169,18 +170,38 @@ size_t signal_descendants_except(struct supervisor *sv, int sig, const pid_t *ex
 
 void terminate_tree(struct supervisor *sv) {
     if (!reap_all(sv)) return; /* the common case: the command left nothing behind, no /proc scan */
-    if (signal_descendants_except(sv, SIGTERM, NULL, 0) == 0) return;
+    /* A terminal's relay is spared: it ends by itself once the terminal's last output is read. */
+    const pid_t *spare = sv->relay_pid > 0 && !sv->relay_done ? &sv->relay_pid : NULL;
+    size_t nspare = spare == NULL ? 0 : 1;
+    if (signal_descendants_except(sv, SIGTERM, spare, nspare) == 0) return;
     int64_t deadline = now_ms() + grace_ms;
     for (;;) {
-        if (!reap_all(sv) || signal_descendants_except(sv, 0, NULL, 0) == 0) return;
+        if (!reap_all(sv) || signal_descendants_except(sv, 0, spare, nspare) == 0) return;
         int64_t left = deadline - now_ms();
         if (left <= 0) break;
         /* Grandchildren exit without telling us, so poll as well as waiting for SIGCHLD. */
         wait_for_child_signal(left < 20 ? left : 20);
     }
     for (;;) {
-        if (!reap_all(sv) || signal_descendants_except(sv, SIGKILL, NULL, 0) == 0) return;
+        if (!reap_all(sv) || signal_descendants_except(sv, SIGKILL, spare, nspare) == 0) return;
         wait_for_child_signal(10);
+    }
+}
+
+/* The relay drains what the terminal still holds, then ends; one that does not is killed. */
+static void wait_for_relay(struct supervisor *sv) {
+    if (sv->relay_pid <= 0) return;
+    int64_t deadline = now_ms() + 1000 + grace_ms;
+    while (!sv->relay_done) {
+        reap_all(sv);
+        int64_t left = deadline - now_ms();
+        if (sv->relay_done) break;
+        if (left <= 0) {
+            (void)kill(sv->relay_pid, SIGKILL);
+            (void)waitpid(sv->relay_pid, NULL, __WALL);
+            break;
+        }
+        wait_for_child_signal(left < 20 ? left : 20);
     }
 }
 
@@ -321,6 +342,7 @@ void supervise(struct supervisor *sv) {
     }
     /* The command ended (kill what it left behind) or we were told to stop (kill everything). */
     terminate_tree(sv);
+    wait_for_relay(sv);
     while (!sv->main_done) { /* cannot happen: terminate_tree() reaps the whole tree */
         int status = 0;
         pid_t pid = waitpid(sv->main_pid, &status, __WALL);

@@ -24,6 +24,9 @@ struct supervisor {
     pid_t main_pid;
     int main_status;
     int main_done;
+    /* --pty: the terminal's relay (pty.c), spared by terminate_tree and waited for; 0: none. */
+    pid_t relay_pid;
+    int relay_done;
 };
 
 /*

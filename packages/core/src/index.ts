@@ -21,6 +21,7 @@ export {
 } from './definition/guidance.js';
 export {
   ArgumentValidator,
+  callInteractive,
   callMaxOutputTokens,
   EXECUTION_MODES,
   META_PARAMETER_PROPERTIES,

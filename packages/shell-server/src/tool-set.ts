@@ -23,6 +23,7 @@ import { definitionTool } from './mcp/tools/definition.js';
 import { livelogTool } from './mcp/tools/livelog.js';
 import { operationTools } from './mcp/tools/operations.js';
 import { outputTool } from './mcp/tools/output.js';
+import { writeStdinTool } from './mcp/tools/write-stdin.js';
 import { registeredTool } from './mcp/tools/registered.js';
 import { shellTool } from './mcp/tools/shell.js';
 import type { ToolContext, ToolContextBase, ToolEntry } from './mcp/tools/tool.js';
@@ -32,7 +33,7 @@ export interface ToolSetOptions {
   readonly catalogDir: string;
   /** The bundled definitions to serve, read at every load (`--tools`, then revealed bundles). */
   readonly bundled: () => readonly string[];
-  /** Built-ins besides sandboxed_shell, status, await, cancel and output, listed after them. */
+  /** Built-ins besides sandboxed_shell, status, await, cancel, output and write_stdin, listed after them. */
   readonly builtIns?: readonly ToolEntry[];
   /** The registered commands, read at every load and refresh (none without --registry). */
   readonly registered?: () => readonly RegisteredCommand[];
@@ -167,6 +168,7 @@ export class ToolSet {
       shellTool(context, this.#asyncGuidance()),
       ...operationTools(context),
       outputTool(context),
+      writeStdinTool(context),
       ...(this.#options.builtIns ?? []),
       ...tools.map((tool) =>
         tool.leaf.livelog === undefined

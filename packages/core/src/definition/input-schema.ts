@@ -1,5 +1,6 @@
 // The JSON Schema of a tool's arguments (its MCP inputSchema), generated from the definition, and
 // the validation of a call's arguments against it before anything runs.
+import type { InteractiveRequest } from '../process/interactive.js';
 import { MAX_MAX_OUTPUT_TOKENS, MIN_MAX_OUTPUT_TOKENS } from '../process/output.js';
 import type { ArgumentDefinition } from './schema.js';
 import { MAX_TIMEOUT_SECONDS } from './schema.js';
@@ -7,12 +8,17 @@ import type { ToolLeaf } from './flatten.js';
 import type { JsonSchema } from './json-schema.js';
 import { createSchemaCompiler, type SchemaCheck } from './schema-check.js';
 
-/** Arguments that steer the execution and are never passed to the command (R10.1–R10.3, R15.2). */
+/**
+ * Arguments that steer the execution and are never passed to the command (R10.1–R10.3, R15.2,
+ * R15.4).
+ */
 export const META_PARAMETERS = [
   'working_directory',
   'timeout_seconds',
   'execution_mode',
   'max_output_tokens',
+  'pty',
+  'stdin',
 ] as const;
 export type MetaParameter = (typeof META_PARAMETERS)[number];
 
@@ -52,7 +58,30 @@ export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
     description:
       "At most this many tokens of output (estimated as bytes / 4): beyond, the start and the end are kept and a marker says what was left out and how to read it. Default: the server's (10,000 unless configured).",
   },
+  // R15.4: a command the agent talks to while it runs (write_stdin).
+  pty: {
+    type: 'boolean',
+    description:
+      'Run the command in a pseudo-terminal (120x40, TERM=xterm-256color) with its input open, for programs that want a terminal: a REPL, a password or confirmation prompt. The call answers with the operation_id while it runs; talk to it with `write_stdin`; it is ended after 10 minutes without input or output.',
+  },
+  stdin: {
+    type: 'string',
+    enum: ['open'],
+    description:
+      "Keep the command's standard input open (a pipe, no terminal) so `write_stdin` can write to it; by default it reads /dev/null.",
+  },
 };
+
+/** R15.4: the terminal an interactive call gets. */
+export const PTY_SIZE = { cols: 120, rows: 40 } as const;
+
+/** R15.4: how the call wants to talk to its command (`pty`, `stdin`), or undefined: not at all. */
+export function callInteractive(
+  args: Readonly<Record<string, unknown>>,
+): InteractiveRequest | undefined {
+  if (args['pty'] === true) return { pty: PTY_SIZE };
+  return args['stdin'] === 'open' ? {} : undefined;
+}
 
 /** R15.2: the call's `max_output_tokens`, when it gives one (undefined: the server's budget). */
 export function callMaxOutputTokens(args: Readonly<Record<string, unknown>>): number | undefined {
@@ -72,6 +101,11 @@ export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   Object.assign(properties, META_PARAMETER_PROPERTIES);
   // A livelog monitor runs until cancelled: it has no blocking mode to choose.
   if (leaf.livelog !== undefined) delete properties['execution_mode'];
+  // Monitors and sequences run what their file says, nothing a person types into.
+  if (leaf.livelog !== undefined || leaf.sequence !== undefined) {
+    delete properties['pty'];
+    delete properties['stdin'];
+  }
   const declared = leaf.workingDirectory;
   if (declared?.description !== undefined) {
     properties['working_directory'] = {

@@ -13,6 +13,8 @@ export const BUILTIN_TOOLS = {
   cancel: 'cancel',
   /** R15.3: reads an operation's whole output, a window at a time. */
   output: 'output',
+  /** R15.4: writes to an interactive command and returns what it printed next. */
+  writeStdin: 'write_stdin',
   /** Lists and reveals bundled catalogs (SPEC §3 bundles on demand). */
   activateTools: 'activate_tools',
 } as const;

@@ -13,6 +13,11 @@ import { narrowest, type NetworkMode } from '../sandbox/network.js';
 import type { OwnConfinement, Sandbox } from '../sandbox/sandbox.js';
 import type { WriteGrants } from '../sandbox/write-grants.js';
 import { tempDirectory, type Environment } from './environment.js';
+import {
+  Conversation,
+  DEFAULT_INTERACTIVE_IDLE_MS,
+  type InteractiveRequest,
+} from './interactive.js';
 import type {
   Command,
   ExecutionResult,
@@ -56,6 +61,12 @@ export interface ExecutionRequest {
   readonly network?: NetworkMode | undefined;
   /** R15.2: the call's output budget in tokens (`max_output_tokens`); default the limits'. */
   readonly maxOutputTokens?: number | undefined;
+  /**
+   * R15.4: the command is talked to while it runs: its stdin stays open (a pipe; with `pty`, a
+   * pseudo-terminal), `conversation()` reaches it by log name, and it is ended after `idleMs`
+   * without input or output. Spawned on its own, never in a warm shell.
+   */
+  readonly interactive?: InteractiveRequest | undefined;
 }
 
 export interface ExecutorOptions {
@@ -97,6 +108,8 @@ export class Executor {
   readonly #options: ExecutorOptions;
   /** R15.3: the output collectors of the commands running now, by log name (liveOutput). */
   readonly #live = new Map<string, OutputCollector>();
+  /** R15.4: the interactive commands running now, by log name. */
+  readonly #conversations = new Map<string, Conversation>();
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
@@ -139,9 +152,20 @@ export class Executor {
     return { logName: name, logPath: collector.logPath, ...collector.kept() };
   }
 
+  /** R15.4: the conversation with an interactive command running now, by its log name. */
+  conversation(logName: string): Conversation | undefined {
+    return this.#conversations.get(logName);
+  }
+
   /** Runs the command to its end; never rejects for the command's own failure. */
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     assertNoNul(request.command);
+    if (request.interactive?.pty !== undefined && this.#options.sandbox.mechanism === 'seatbelt') {
+      throw new AhmaError(
+        'ARGUMENTS_INVALID',
+        'pty is not available on macOS yet (the helper that opens the terminal is Linux only); run it with stdin "open" instead',
+      );
+    }
     const started = performance.now();
     if (request.signal?.aborted === true) return cancelledBeforeStart(started);
     // Before the pool is asked: a hand-off change made outside renews it (and its mounts).
@@ -168,8 +192,8 @@ export class Executor {
     try {
       // A confinement of its own needs a helper of its own (the pool's carries the server's).
       const own =
-        network !== sandbox.network || writable.length > 0
-          ? { network, proxyPort: gate?.port, writable }
+        network !== sandbox.network || writable.length > 0 || request.interactive !== undefined
+          ? { network, proxyPort: gate?.port, writable, pty: request.interactive?.pty }
           : undefined;
       const running =
         (own === undefined
@@ -178,6 +202,8 @@ export class Executor {
       result = await this.#supervise(running, request, started);
     } finally {
       refusals = pass?.end() ?? [];
+      this.#conversations.get(request.logName)?.end();
+      this.#conversations.delete(request.logName);
     }
     const writes = before === undefined ? [] : (watch?.after(before) ?? []);
     if (writes.length > 0) {
@@ -203,16 +229,26 @@ export class Executor {
     own: OwnConfinement | undefined,
   ): ChildProcess {
     const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command), own);
-    return spawn(file, args, {
+    const pty = request.interactive?.pty;
+    // R15.4: a terminal says what it is and how big.
+    const terminal =
+      pty === undefined
+        ? {}
+        : { TERM: 'xterm-256color', COLUMNS: String(pty.cols), LINES: String(pty.rows) };
+    const child = spawn(file, args, {
       cwd: request.cwd,
-      env: passEnv === undefined ? this.#options.env : { ...this.#options.env, ...passEnv },
-      // stdin is /dev/null; the helper merges the command's stderr into stdout, and its own
-      // messages arrive on stderr.
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...this.#options.env, ...passEnv, ...terminal },
+      // stdin is /dev/null but for an interactive command; the helper merges the command's stderr
+      // into stdout, and its own messages arrive on stderr.
+      stdio: [request.interactive === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       // A new session and process group: no controlling terminal (a password prompt fails at
       // once) and one group to signal.
       detached: true,
     });
+    if (request.interactive !== undefined && child.stdin !== null) {
+      this.#conversations.set(request.logName, new Conversation(child.stdin));
+    }
+    return child;
   }
 
   async #supervise(
@@ -265,7 +301,24 @@ export class Executor {
     // (frames already read from the zygote), and each wait would add listeners to the log.
     let waitingForLog = false;
     const watcher = request.onOutput;
+    const conversation = this.#conversations.get(request.logName);
+    // R15.4: an interactive command left without input or output for its idle time is ended.
+    const idleMs = request.interactive?.idleMs ?? DEFAULT_INTERACTIVE_IDLE_MS;
+    let idled = false;
+    const idle =
+      conversation === undefined
+        ? undefined
+        : setInterval(
+            () => {
+              if (Date.now() - conversation.lastActivity < idleMs) return;
+              idled = true;
+              timedOut = true;
+              terminate();
+            },
+            Math.min(idleMs, 1000),
+          );
     running.onOutput((chunk) => {
+      conversation?.output(chunk);
       if (watcher !== undefined) {
         try {
           watcher(chunk);
@@ -285,6 +338,7 @@ export class Executor {
 
     const exit = await running.exit;
     clearTimeout(timer);
+    clearInterval(idle);
     clearTimeout(backstop);
     clearTimeout(watchdog);
     request.signal?.removeEventListener('abort', onAbort);
@@ -307,6 +361,9 @@ export class Executor {
       output:
         collected.output +
         endNote(exit, timedOut || cancelled) +
+        (idled
+          ? `ahma: ended after ${String(Math.round(idleMs / 1000))} s without input or output (an interactive command's idle limit)\n`
+          : '') +
         explained.hints
           .map((hint, index) => `${index === 0 ? '\n' : ''}[ahma sandbox] ${hint}\n`)
           .join(''),

@@ -141,6 +141,8 @@ export interface OwnConfinement {
   readonly network?: NetworkMode | undefined;
   readonly proxyPort?: number | undefined;
   readonly writable?: readonly string[] | undefined;
+  /** R15.4: a pseudo-terminal of this size for the command (Linux; the helper opens it). */
+  readonly pty?: { readonly cols: number; readonly rows: number } | undefined;
 }
 
 export interface CommandLine {
@@ -204,12 +206,17 @@ function networkFlags(network: CheckedNetwork, abi: number): string[] {
 }
 
 /** A command's own confinement as helper flags beyond the server's, network checked like it. */
-function ownFlags(own: OwnConfinement, abi: number): { network?: string[]; writable: string[] } {
+function ownFlags(own: OwnConfinement, abi: number): { network?: string[]; more: string[] } {
   return {
     ...(own.network === undefined
       ? {}
       : { network: networkFlags(checkedNetwork(own.network, own.proxyPort), abi) }),
-    writable: (own.writable ?? []).flatMap((path) => ['--rw', path]),
+    more: [
+      ...(own.writable ?? []).flatMap((path) => ['--rw', path]),
+      ...(own.pty === undefined
+        ? []
+        : ['--pty', `${String(own.pty.cols)}x${String(own.pty.rows)}`]),
+    ],
   };
 }
 
@@ -318,7 +325,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return {
         ...unconfined,
         refreshHandoff: () => false,
-        ...linuxHelper(() => ['--unconfined', ...grace], ['--unconfined']),
+        ...linuxHelper(
+          (own) => ['--unconfined', ...grace, ...(own === undefined ? [] : ownFlags(own, 0).more)],
+          ['--unconfined'],
+        ),
       };
     }
     const direct = (argv: readonly string[]) => ({
@@ -360,7 +370,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return [
         ...readFlags,
         ...writeFlags,
-        ...(extra?.writable ?? []),
+        ...(extra?.more ?? []),
         ...handoff.protect.flatMap((path) => ['--protect', path]),
         ...handoff.pin.flatMap((path) => ['--pin', path]),
         ...(options.allowUnixSockets === true ? ['--allow-unix-sockets'] : []),

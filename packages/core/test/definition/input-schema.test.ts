@@ -81,7 +81,17 @@ describe('leafInputSchema', () => {
       'timeout_seconds',
       'execution_mode',
       'max_output_tokens',
+      'pty',
+      'stdin',
     ]);
+  });
+
+  it('R15.4: pty and stdin are optional meta-parameters, never passed to the command', () => {
+    const properties = leafInputSchema(onlyLeaf({}))['properties'] as Record<string, unknown>;
+    expect(properties['pty']).toMatchObject({ type: 'boolean' });
+    expect(properties['stdin']).toMatchObject({ type: 'string', enum: ['open'] });
+    expect(isMetaParameter('pty')).toBe(true);
+    expect(isMetaParameter('stdin')).toBe(true);
   });
 
   it('R15.2: max_output_tokens is an optional integer from 100 to 200,000, never passed to the command', () => {

@@ -2,6 +2,7 @@
 // audit line records the argv that really ran, and what it needed (file arguments) is cleaned up.
 import {
   commandArgv,
+  type callInteractive,
   type Command,
   type Engine,
   type NetworkMode,
@@ -23,6 +24,8 @@ export interface PreparedCommand {
   readonly network?: NetworkMode | undefined;
   /** R15.2: the call's `max_output_tokens`; undefined: the server's (--max-output-tokens). */
   readonly maxOutputTokens?: number | undefined;
+  /** R15.4: the call talks to the command while it runs (`pty`, `stdin: "open"`). */
+  readonly interactive?: ReturnType<typeof callInteractive>;
   cleanup(): Promise<void>;
 }
 
@@ -43,10 +46,15 @@ export function runCommand(
   const { engine } = settings;
   const timeoutSeconds = prepared.timeoutSeconds ?? settings.defaultTimeoutSeconds;
   const output = new LastLine();
+  // R15.4: an interactive command waits for its input: the call never blocks on it, answers soon
+  // (a quick one, like `tty`, still with its result), and is never kept open for it.
+  const interactive = prepared.interactive !== undefined;
   return runOperation(
-    settings,
+    interactive
+      ? { ...settings, inlineWaitMs: Math.min(settings.inlineWaitMs, INTERACTIVE_WAIT_MS) }
+      : settings,
     name,
-    blocking,
+    blocking && !interactive,
     async (signal, id) => {
       try {
         const ran = await engine.executor.run({
@@ -59,6 +67,7 @@ export function runCommand(
           caller: { tool: name, owner: call.owner },
           network: prepared.network,
           maxOutputTokens: prepared.maxOutputTokens,
+          interactive: prepared.interactive,
         });
         // R7.18: a host the proxy refused may be allowed by the person, if they can be asked.
         const result = await askAboutRefusals(ran, {
@@ -84,7 +93,10 @@ export function runCommand(
         await prepared.cleanup();
       }
     },
-    call,
+    interactive ? { ...call, keepOpen: false } : call,
     () => output.line,
   );
 }
+
+/** How long an interactive call waits for its command before answering with its id. */
+const INTERACTIVE_WAIT_MS = 1000;

@@ -411,13 +411,15 @@ describe('execution_mode (R10.1)', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R10.1: every command tool declares execution_mode; status, await, cancel, output and activate_tools do not', async () => {
+  it('R10.1: every command tool declares execution_mode; status, await, cancel, output, write_stdin and activate_tools do not', async () => {
     const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     for (const tool of tools) {
       const declared = Object.keys(tool.inputSchema.properties ?? {}).includes('execution_mode');
       expect(declared, tool.name).toBe(
-        !['status', 'await', 'cancel', 'output', 'activate_tools'].includes(tool.name),
+        !['status', 'await', 'cancel', 'output', 'write_stdin', 'activate_tools'].includes(
+          tool.name,
+        ),
       );
     }
   });

@@ -1,6 +1,11 @@
 // The MCP tool of a loaded definition leaf: its arguments become one argv (never a shell line) that
 // runs in the sandbox; a leaf with a sequence runs its steps instead (sequence.ts).
-import { callMaxOutputTokens, prepareInvocation, type LoadedTool } from '@ahma/core';
+import {
+  callInteractive,
+  callMaxOutputTokens,
+  prepareInvocation,
+  type LoadedTool,
+} from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { blocks } from '../../calls/operation-runner.js';
 import { runCommand } from '../../calls/run-command.js';
@@ -47,6 +52,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
           command: { kind: 'argv', argv: prepared.argv },
           network: loaded.leaf.network,
           maxOutputTokens: callMaxOutputTokens(args),
+          interactive: callInteractive(args),
         },
         call,
       );

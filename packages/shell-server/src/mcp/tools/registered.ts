@@ -2,6 +2,7 @@
 // engine (sandbox, warm shells, timeouts, async or sync, audit, bounded output, cancel). Its
 // arguments reach the executable in their declared order, one argv element each.
 import {
+  callInteractive,
   callMaxOutputTokens,
   prepareRegisteredCall,
   registeredInputSchema,
@@ -55,6 +56,7 @@ export function registeredTool(
           cwd: prepared.cwd,
           timeoutSeconds: prepared.timeoutSeconds,
           maxOutputTokens: callMaxOutputTokens(args),
+          interactive: callInteractive(args),
           cleanup: () => Promise.resolve(),
         },
         call,

@@ -1,6 +1,7 @@
 // sandboxed_shell: a bash script in the sandbox (pipes, redirects and && allowed).
 import {
   BUILTIN_TOOLS,
+  callInteractive,
   callMaxOutputTokens,
   META_PARAMETER_PROPERTIES,
   resolveWorkingDirectory,
@@ -57,6 +58,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
           cwd,
           timeoutSeconds: typeof timeout === 'number' ? timeout : undefined,
           maxOutputTokens: callMaxOutputTokens(args),
+          interactive: callInteractive(args),
           cleanup: () => Promise.resolve(),
         },
         call,
