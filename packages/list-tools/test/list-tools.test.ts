@@ -199,6 +199,7 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
       'await',
       'cancel',
       'output',
+      'write_stdin',
       'activate_tools',
       'greet',
     ]);

@@ -78,6 +78,12 @@ export interface ServerOptions {
   readonly httpTokenFile: string | undefined;
   /** Loopback only: serve TCP without a token (a warning is logged). */
   readonly httpNoAuth: boolean;
+  /**
+   * R2.7: declare Claude Code's `claude/channel` and send each finished result that way too
+   * (research preview: Claude Code shows it to the model when started with
+   * --dangerously-load-development-channels).
+   */
+  readonly claudeChannel: boolean;
   /** R7.15: what commands may reach on the network. */
   readonly network: NetworkMode;
   /** R7.17: host rules commands may reach through the egress proxy (`--network proxy`). */
@@ -173,6 +179,9 @@ Options (each has an AHMA_* environment equivalent, e.g. --no-sandbox = AHMA_NO_
                            (or AHMA_HTTP_TOKEN's value); default: one made at the first start,
                            kept in the private state (its path is printed at start)
   --http-no-auth           HTTP on loopback: no token (any local process may connect)
+  --claude-channel         also send each finished result as Claude Code's notifications/claude/channel
+                           (research preview: start Claude Code with
+                           --dangerously-load-development-channels server:NAME to have it shown)
   --http-socket PATH       HTTP: the same endpoints on a unix socket, for this user only (no token)
   --log-to-stderr          human-readable coloured logs on stderr instead of the log file
   --debug                  debug-level logging
@@ -205,6 +214,7 @@ const ENV: Record<string, string> = {
   'allow-write': 'AHMA_ALLOW_WRITE',
   'allow-handoff-writes': 'AHMA_ALLOW_HANDOFF_WRITES',
   'http-no-auth': 'AHMA_HTTP_NO_AUTH',
+  'claude-channel': 'AHMA_CLAUDE_CHANNEL',
   network: 'AHMA_NETWORK',
   'allow-host': 'AHMA_ALLOW_HOST',
   'deny-host': 'AHMA_DENY_HOST',
@@ -259,6 +269,7 @@ export function parseCommandLine(
         'allow-write': { type: 'string', multiple: true },
         'allow-handoff-writes': { type: 'string', multiple: true },
         'http-no-auth': { type: 'boolean' },
+        'claude-channel': { type: 'boolean' },
         network: { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
         'deny-host': { type: 'string', multiple: true },
@@ -472,6 +483,7 @@ export function parseCommandLine(
       httpPort: port,
       httpTokenFile: text('http-token-file'),
       httpNoAuth: flag('http-no-auth'),
+      claudeChannel: flag('claude-channel'),
       network,
       allowHosts: hosts['allow-host'],
       denyHosts: hosts['deny-host'],

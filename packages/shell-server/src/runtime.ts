@@ -49,6 +49,8 @@ export interface Runtime {
   readonly instructions: string;
   /** The same for 2026-07-28 clients (server/discover), which get no pushes. */
   readonly modernInstructions: string;
+  /** R2.7: --claude-channel: finished results also go out as notifications/claude/channel. */
+  readonly claudeChannel: boolean;
   /** The tools offered right now, in list order (hot reload and revealed bundles swap them). */
   readonly tools: readonly ToolEntry[];
   /** Called after the listed tools changed; returns the unsubscribe function. */
@@ -286,6 +288,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     logger,
     instructions: serverInstructions({ ...instructionOptions, delivery: 'push' }),
     modernInstructions: serverInstructions({ ...instructionOptions, delivery: 'task' }),
+    claudeChannel: options.claudeChannel,
     get tools() {
       return toolSet.entries;
     },

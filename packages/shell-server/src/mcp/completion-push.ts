@@ -9,10 +9,17 @@ import type { Engine } from '@ahma/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import type { Piggyback } from './piggyback.js';
-import { commandResult } from './results.js';
+import { commandResult, describeFinished } from './results.js';
 
 /** The logger name of every message Ahma sends the client. */
 export const LOGGER_NAME = 'ahma';
+
+/**
+ * Claude Code's research-preview channel: a server that declares it (experimental capability)
+ * may send notifications/claude/channel, `{content, meta}`, which Claude Code puts in the model's
+ * context when started with --dangerously-load-development-channels server:NAME.
+ */
+export const CLAUDE_CHANNEL = 'claude/channel';
 
 /** Operation ids whose call was answered `started`: their completion is pushed. */
 export type AnsweredStarted = Set<string>;
@@ -27,12 +34,31 @@ export function pushCompletions(
   answeredStarted: AnsweredStarted,
   logger: Logger,
   piggyback: Piggyback,
+  claudeChannel = false,
 ): () => void {
   return engine.operations.onComplete((snapshot) => {
     if (!answeredStarted.delete(snapshot.id)) return;
     const result = commandResult(snapshot);
     if (result.status === 'running') return;
     piggyback.finished(snapshot);
+    if (claudeChannel) {
+      server
+        .notification({
+          method: `notifications/${CLAUDE_CHANNEL}`,
+          params: {
+            content: describeFinished(result),
+            meta: {
+              source: LOGGER_NAME,
+              operation_id: result.operation_id,
+              tool: result.tool,
+              status: result.status,
+            },
+          },
+        })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, operation: snapshot.id }, 'could not send a channel event'),
+        );
+    }
     server
       .sendLoggingMessage(
         { level: 'info', logger: LOGGER_NAME, data: result },

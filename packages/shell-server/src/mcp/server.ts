@@ -17,7 +17,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../version.js';
-import { LOGGER_NAME, pushCompletions, transportSessionId } from './completion-push.js';
+import {
+  CLAUDE_CHANNEL,
+  LOGGER_NAME,
+  pushCompletions,
+  transportSessionId,
+} from './completion-push.js';
 import { progressReporter } from './progress.js';
 import { personAsker } from './person-asker.js';
 import { Piggyback } from './piggyback.js';
@@ -70,6 +75,8 @@ export function createMcpServer(runtime: Runtime): McpConnection {
         // Completions of answered calls and livelog alerts are notifications/message.
         logging: {},
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        // R2.7: Claude Code's research-preview channel, on request (--claude-channel).
+        ...(runtime.claudeChannel ? { experimental: { [CLAUDE_CHANNEL]: {} } } : {}),
       },
       instructions: runtime.instructions,
       taskStore: tasks,
@@ -147,7 +154,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   });
 
   const subscriptions = [
-    pushCompletions(server, engine, answeredStarted, logger, piggyback),
+    pushCompletions(server, engine, answeredStarted, logger, piggyback, runtime.claudeChannel),
     engine.operations.onComplete((snapshot) => owned.delete(snapshot.id)),
     // notifications/tasks/status when a task's operation ends (its start is the call's answer).
     engine.operations.onComplete((snapshot) => {

@@ -31,6 +31,7 @@ export function isolatedChildCommand(
   args.push('--inline-wait', String(options.inlineWaitSeconds));
   if (options.noShellPool) args.push('--no-shell-pool');
   if (options.noHotReload) args.push('--no-hot-reload');
+  if (options.claudeChannel) args.push('--claude-channel');
   if (options.registry) args.push('--registry');
   if (options.registryFile !== undefined) {
     args.push('--registry-file', resolve(cwd, options.registryFile));

@@ -111,6 +111,7 @@ function counted(runtime: Runtime): { runtime: Runtime; live: () => number } {
       logger: runtime.logger,
       instructions: runtime.instructions,
       modernInstructions: runtime.modernInstructions,
+      claudeChannel: runtime.claudeChannel,
       get tools() {
         return runtime.tools;
       },

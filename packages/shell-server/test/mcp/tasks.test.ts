@@ -61,6 +61,7 @@ describe('2025-11-25 tasks', () => {
       'await',
       'cancel',
       'output',
+      'write_stdin',
       'activate_tools',
       'add_command',
       'help',
