@@ -89,3 +89,37 @@ describe('the carried result', () => {
     expect(text).not.toContain('\n4000\n');
   });
 });
+
+describe('Claude Code channel', () => {
+  it('R2.7: with --claude-channel the server declares claude/channel and sends each finished result that way too', async () => {
+    const server = await e2e.server(await e2e.scope(), [...AT_ONCE, '--claude-channel']);
+    expect(server.client.getServerCapabilities()?.experimental).toHaveProperty(['claude/channel']);
+    const marker = uniqueMarker();
+    const id = await finishedUnseen(server, `sleep 1; echo ${marker}`);
+    const event = await waitFor(
+      () =>
+        server.received.find(
+          ({ message }) => 'method' in message && message.method === 'notifications/claude/channel',
+        )?.message,
+      'the channel event',
+    );
+    const params = (event as { params: { content: string; meta: Record<string, string> } }).params;
+    expect(params.content).toContain(marker);
+    expect(params.meta).toMatchObject({
+      operation_id: id,
+      tool: 'sandboxed_shell',
+      status: 'completed',
+    });
+  });
+
+  it('R2.7: without it, nothing is declared or sent', async () => {
+    const server = await e2e.server(await e2e.scope(), AT_ONCE);
+    expect(server.client.getServerCapabilities()?.experimental).toBeUndefined();
+    await finishedUnseen(server, 'sleep 1; echo x');
+    expect(
+      server.received.some(
+        ({ message }) => 'method' in message && message.method === 'notifications/claude/channel',
+      ),
+    ).toBe(false);
+  });
+});
