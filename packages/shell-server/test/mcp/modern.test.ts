@@ -4,7 +4,6 @@
 // @modelcontextprotocol/ext-tasks as the SEP-2663 client, over the real binary's stdio and the real
 // HTTP server; raw JSON-RPC where the wire itself is the point. Real processes throughout.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   createTaskSessionFromClient,
   resultFromTaskOutcome,
@@ -13,7 +12,6 @@ import {
 } from '@modelcontextprotocol/ext-tasks/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  BIN,
   E2E,
   RawSession,
   processesMatching,
@@ -22,11 +20,11 @@ import {
   type Scope,
 } from '../support/harness.js';
 import { httpBinary, httpServer, post } from '../support/http.js';
+import { MODERN, modernStdioClient } from '../support/modern-client.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
 
-const MODERN = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
 
 /** The per-request envelope of a 2026-07-28 request, opting into tasks or not. */
@@ -39,27 +37,12 @@ function envelope(tasks: boolean) {
 }
 
 /** The SDK v2 client over the real binary's stdio, pinned to 2026-07-28 or negotiating. */
-async function stdioClient(
+const stdioClient = (
   scope: Scope,
   args: readonly string[],
   mode: 'pin' | 'auto' = 'pin',
   env: Record<string, string> = {},
-) {
-  const client = new Client(
-    { name: 'v2-client', version: '1.0.0' },
-    { versionNegotiation: { mode: mode === 'pin' ? { pin: MODERN } : 'auto' } },
-  );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args],
-    env: { ...scope.env, ...env },
-    cwd: scope.dir,
-    stderr: 'pipe',
-  });
-  await client.connect(transport);
-  e2e.onCleanup(() => client.close());
-  return client;
-}
+) => modernStdioClient(e2e, scope, args, mode, env);
 
 /** The SDK v2 client over HTTP, and an ext-tasks session on it (its raw path is plain fetch). */
 async function httpTaskClient(url: string) {

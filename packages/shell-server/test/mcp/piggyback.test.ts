@@ -103,7 +103,9 @@ describe('Claude Code channel', () => {
         )?.message,
       'the channel event',
     );
-    const params = (event as { params: { content: string; meta: Record<string, string> } }).params;
+    const params = (
+      event as unknown as { params: { content: string; meta: Record<string, string> } }
+    ).params;
     expect(params.content).toContain(marker);
     expect(params.meta).toMatchObject({
       operation_id: id,

@@ -6,11 +6,8 @@
 // raw JSON-RPC with the `_meta` envelope over its HTTP; the endpoint is llm-server.ts.
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  BIN,
   E2E,
   processesMatching,
   uniqueMarker,
@@ -20,6 +17,7 @@ import {
   type Scope,
 } from '../../support/harness.js';
 import { httpBinary } from '../../support/http.js';
+import { modernStdioClient } from '../../support/modern-client.js';
 import { LlmServer } from '../../support/llm-server.js';
 
 const e2e = new E2E();
@@ -101,20 +99,7 @@ function expectStartedWithoutPushes(structured: unknown, text: string): string {
 describe('a livelog tool in the 2026-07-28 era without the tasks extension', () => {
   it('SPEC §12, SPEC §2 livelog: over stdio (SDK v2 client) the call answers at once with the operation id; the monitor runs, `status` and `cancel` reach it, and its processes die', async () => {
     const { scope, llm, log, marker } = await watched();
-    const client = new Client(
-      { name: 'v2-client', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: MODERN } } },
-    );
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir],
-        env: scope.env,
-        cwd: scope.dir,
-        stderr: 'pipe',
-      }),
-    );
-    e2e.onCleanup(() => client.close());
+    const client = await modernStdioClient(e2e, scope);
     expect(client.getProtocolEra()).toBe('modern');
 
     // The tool's description tells this era's truth: no alert will arrive while it runs.

@@ -5,11 +5,8 @@
 // is gone, arguments that do not go together).
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  BIN,
   E2E,
   pushedId,
   sleep,
@@ -21,6 +18,7 @@ import {
   type RunningServer,
   type StartedResult,
 } from '../../support/harness.js';
+import { modernStdioClient } from '../../support/modern-client.js';
 
 const e2e = new E2E();
 afterEach(() => e2e.cleanup());
@@ -257,20 +255,7 @@ describe('output', () => {
 
   it('R15.3: a 2026-07-28 client lists `output` and reads a window with it', async () => {
     const scope = await e2e.scope();
-    const client = new Client(
-      { name: 'v2-client', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir],
-        env: scope.env,
-        cwd: scope.dir,
-        stderr: 'pipe',
-      }),
-    );
-    e2e.onCleanup(() => client.close());
+    const client = await modernStdioClient(e2e, scope);
     expect(client.getProtocolEra()).toBe('modern');
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('output');
