@@ -205,7 +205,7 @@ describe('ahma-list-tools against ahma-shell over stdio', () => {
     ]);
     expect(run.stdout).toContain('  who: string (required) — Whom to greet');
     expect(run.stdout).toContain('  command: string (required)');
-    expect(run.stdout.trimEnd().endsWith('7 tools')).toBe(true);
+    expect(run.stdout.trimEnd().endsWith('8 tools')).toBe(true);
   });
 
   it('SPEC §2 compat: the hints of a tool file reach the listing, in text and json', async () => {

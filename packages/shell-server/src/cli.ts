@@ -5,7 +5,7 @@ import { createLogger } from './logging.js';
 import { runOneShot } from './one-shot.js';
 import { parseCommandLine, USAGE } from './options.js';
 import { SERVER_VERSION } from './version.js';
-import { serveStdio, TTY_REFUSAL } from './transports/stdio.js';
+import { ExplainedRefusal, serveStdio, TTY_REFUSAL } from './transports/stdio.js';
 
 const out = {
   stdout: (text: string) => void process.stdout.write(text),
@@ -87,9 +87,14 @@ async function main(): Promise<number> {
         stderrIsTerminal: process.stderr.isTTY === true,
       });
     }
-    await serveStdio(settings);
+    await serveStdio(settings, out.stderr);
     return 0;
   } catch (error) {
+    // Printed and answered to the client's requests already (transports/start-refusal.ts).
+    if (error instanceof ExplainedRefusal) {
+      logger.fatal({ err: error.refusal }, 'ahma-shell stopped');
+      return 1;
+    }
     // Startup refusals (no sandbox, bad scope) explain themselves; anything else is a bug.
     const message =
       error instanceof AhmaError
