@@ -77,6 +77,8 @@ describe('registeredInputSchema', () => {
       'timeout_seconds',
       'execution_mode',
       'max_output_tokens',
+      'pty',
+      'stdin',
     ]);
     expect(schema).toMatchObject({
       type: 'object',
@@ -109,6 +111,8 @@ describe('registeredInputSchema', () => {
       'timeout_seconds',
       'execution_mode',
       'max_output_tokens',
+      'pty',
+      'stdin',
     ]);
     expect('required' in schema).toBe(false);
   });

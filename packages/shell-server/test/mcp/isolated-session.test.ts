@@ -410,11 +410,12 @@ describe('R8.5 a session process that dies', () => {
 });
 
 describe('R8.5 a session process that cannot start', () => {
-  it("R8.5: a root the server refuses to serve (its own code lies in it) ends the session with the process's reason", async () => {
+  it("R8.5, R8.12: a root the server refuses to serve (its own code lies in it) ends the session with the process's reason", async () => {
     const server = await e2e.scope();
     const s = await isolated({ server, root: PACKAGE_DIR, allowedRoots: [PACKAGE_DIR] });
+    // R8.12: the process answers the replayed initialize with its reason.
     await expect(s.client.listTools()).rejects.toThrow(
-      /the session's server process exited \(exit code 1; it said: ahma-shell: .*\) again soon after a restart/,
+      /its server process refused the session's initialize \(ahma-shell cannot start: Ahma refuses to start: its own code lies where sandboxed commands can write/,
     );
     expect(s.terminations).toEqual(['child_failed']);
     expect(s.session.scope).toBe(PACKAGE_DIR.replace(/\/$/, ''));
