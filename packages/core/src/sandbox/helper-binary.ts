@@ -1,7 +1,7 @@
 // Where the compiled Landlock exec helper (native/ahma-sandbox.c, built into dist/native) lives,
 // and how to ask it which Landlock ABI the kernel offers.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Exit code of `ahma-sandbox` (and of --probe) when Landlock is unavailable (EX_CONFIG). */
@@ -28,6 +28,30 @@ function installedCore(): string {
   } catch {
     return import.meta.url;
   }
+}
+
+/**
+ * Why the helper at `path` cannot be run, or undefined when it can. A helper that lost its
+ * executable bits — a package unpacked without file modes — is given them back when this user owns
+ * it; otherwise the answer says how to fix it, not that the kernel lacks Landlock.
+ */
+export function helperProblem(path: string): string | undefined {
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (info === undefined) {
+    return `the sandbox helper ${path} is missing: reinstall Ahma, or in a checkout build @ahma/core (pnpm build), which compiles it with cc`;
+  }
+  if (!info.isFile()) return `the sandbox helper ${path} is not a file`;
+  if ((info.mode & 0o111) !== 0) return undefined;
+  const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+  if (info.uid === process.getuid?.()) {
+    try {
+      chmodSync(path, info.mode | 0o111);
+      return undefined;
+    } catch {
+      // Told below, with the fix.
+    }
+  }
+  return `the sandbox helper ${path} is not executable (mode ${mode}): its package was unpacked without file modes. To fix: chmod 755 ${path} (as its owner, uid ${String(info.uid)}), or reinstall Ahma`;
 }
 
 export type ProbeResult =

@@ -9,7 +9,7 @@ import { isInside } from '../paths/inside.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
 import { handoffMounts, makeMissingHooksDirectories } from './handoff.js';
 import type { NetworkMode } from './network.js';
-import { defaultHelperPath, probeLandlock } from './helper-binary.js';
+import { defaultHelperPath, helperProblem, probeLandlock } from './helper-binary.js';
 import {
   coverRules,
   deniedBy,
@@ -345,6 +345,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
 
   if (platform === 'linux') {
+    // A helper that cannot run says so: it is no sign of a kernel without Landlock.
+    const unusable = helperProblem(helperPath);
+    if (unusable !== undefined) {
+      throw new AhmaError(
+        'SANDBOX_UNAVAILABLE',
+        `${unusable}\nAhma confines every command through this helper and will not run commands unconfined. In a trusted, disposable environment only, --no-sandbox runs commands unconfined.`,
+      );
+    }
     const probe = await probeLandlock(helperPath);
     if (!probe.available) {
       throw new AhmaError(

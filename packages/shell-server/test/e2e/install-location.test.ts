@@ -21,7 +21,7 @@ afterEach(() => e2e.cleanup());
 /** The checkout this suite runs from (whatever its location: CI may clone under /tmp). */
 const REPOSITORY = join(PACKAGE_DIR, '..', '..');
 const CORE_DIR = join(REPOSITORY, 'packages', 'core');
-const FIX = 'npm install -g @ahma/shell-server, or a separate checkout';
+const FIX = 'a checkout of its own, built with pnpm build';
 
 /** Installs copies of the built @ahma/shell-server and @ahma/core in `dir`/node_modules/@ahma. */
 async function installCopy(dir: string): Promise<string> {
