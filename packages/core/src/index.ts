@@ -66,6 +66,7 @@ export {
   type GrantDuration,
 } from './network/egress-gate.js';
 export { type EgressDecision } from './network/egress-proxy.js';
+export { authority } from './network/upstream.js';
 export { hostPatternProblem } from './network/host-rules.js';
 export { GrantLedger, type LedgerGrant } from './state/grant-ledger.js';
 export { stateRootCandidates } from './state/state-dir.js';

@@ -18,6 +18,7 @@ import {
   type EgressRefusal,
 } from './egress-proxy.js';
 import { HostRules, parseHostPattern, type HostPattern } from './host-rules.js';
+import { authority } from './upstream.js';
 
 /** Who runs a command: the proxy's principal. */
 export interface EgressCaller {
@@ -209,13 +210,8 @@ export function askable(refusal: NetworkRefusal): boolean {
  * address, that address too (the proxy reaches such an address only when a rule names it).
  */
 export function grantRules(refusal: NetworkRefusal): string[] {
-  const named = hostPort(refusal.host, refusal.port);
+  const named = authority(refusal.host, refusal.port);
   if (refusal.refusal !== 'private' || refusal.address === undefined) return [named];
-  const address = hostPort(refusal.address, refusal.port);
+  const address = authority(refusal.address, refusal.port);
   return address === named ? [named] : [named, address];
-}
-
-/** `host:port`, an IPv6 address in brackets. */
-export function hostPort(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
 }

@@ -9,11 +9,11 @@
 // allow it.
 import {
   askable,
+  authority,
   grantRules,
   type Engine,
   type ExecutionResult,
   type GrantDuration,
-  type NetworkRefusal,
 } from '@ahma/core';
 import type { Logger } from 'pino';
 
@@ -118,7 +118,7 @@ function networkAskables(result: ExecutionResult, context: GrantContext): Askabl
     const rules = grantRules(refusal);
     return {
       question: {
-        message: `${context.tool} wants to reach ${hostPortText(refusal)}, which Ahma refused: ${refusal.reason}. Allow it once (the next command), for this session, always (in this project), or deny?`,
+        message: `${context.tool} wants to reach ${authority(refusal.host, refusal.port)}, which Ahma refused: ${refusal.reason}. Allow it once (the next command), for this session, always (in this project), or deny?`,
         allows: `reach ${rules.join(', ')}`,
       },
       audit: { network_grant: { host: refusal.host, port: refusal.port, rules } },
@@ -163,10 +163,6 @@ async function writeAskables(
     });
   }
   return askables;
-}
-
-function hostPortText(refusal: NetworkRefusal): string {
-  return `${refusal.host.includes(':') ? `[${refusal.host}]` : refusal.host}:${String(refusal.port)}`;
 }
 
 /** R7.19: each answer is an audit line (a grant is a warning: the sandbox widened). */
