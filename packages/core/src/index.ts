@@ -74,12 +74,7 @@ export { deniedBy, type DenyEntry } from './sandbox/read-policy.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';
-export type {
-  Command,
-  ExecutionResult,
-  NetworkRefusal,
-  StepRecord,
-} from './process/execution-types.js';
+export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
 export { commandArgv, Executor } from './process/executor.js';
 export {
   GREP_DEFAULT_MATCHES,
