@@ -8,7 +8,7 @@
 //   pnpm build && node bench/zygote.mjs [--n 100] [--baseline OTHER] [--json out.json]
 //
 // --baseline OTHER measures another build's helper the same way in the same run: OTHER is a built
-// checkout (its packages/core/dist/native/ahma-sandbox) or the path of an ahma-sandbox binary.
+// checkout (its packages/core/dist/native/linux-<arch>/ahma-sandbox) or the path of an ahma-sandbox binary.
 // Methods are sampled round-robin in chunks of 10 so they share the machine's noise: compare
 // ratios within one run, never absolute times across runs.
 //
@@ -28,7 +28,14 @@ const BASELINE = option('baseline', undefined);
 const JSON_OUT = option('json', undefined);
 const CHUNK = 10;
 const HEADER = 9;
-const HELPER_IN_CHECKOUT = join('packages', 'core', 'dist', 'native', 'ahma-sandbox');
+const HELPER_IN_CHECKOUT = join(
+  'packages',
+  'core',
+  'dist',
+  'native',
+  `${process.platform}-${process.arch}`,
+  'ahma-sandbox',
+);
 
 const helper = fileURLToPath(new URL(`../${HELPER_IN_CHECKOUT}`, import.meta.url));
 const helpers = { 'this build': helper };

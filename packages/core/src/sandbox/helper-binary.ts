@@ -1,11 +1,29 @@
 // Where the compiled Landlock exec helper (native/ahma-sandbox.c, built into dist/native) lives,
 // and how to ask it which Landlock ABI the kernel offers.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readSync,
+  readdirSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Exit code of `ahma-sandbox` (and of --probe) when Landlock is unavailable (EX_CONFIG). */
 export const LANDLOCK_UNAVAILABLE_EXIT = 78;
+
+/**
+ * The directory of dist/native/ that fits this machine: `linux-x64`, `linux-arm64` (Node's names
+ * for the architectures). A published package ships both, linked statically, so glibc and musl
+ * systems run the same file (scripts/build-native.mjs); a checkout builds its own machine's.
+ */
+export function nativeTarget(platform: string = process.platform, arch: string = process.arch) {
+  return `${platform}-${arch}`;
+}
 
 /**
  * The helper binary's path. Core runs from its dist/ (dist/native beside it), in tests from
@@ -13,10 +31,11 @@ export const LANDLOCK_UNAVAILABLE_EXIT = 78;
  * file for a fast start): then the installed @ahma/core package is asked where it lives.
  */
 export function defaultHelperPath(): string {
+  const helper = `native/${nativeTarget()}/ahma-sandbox`;
   const candidates = [
-    new URL('./native/ahma-sandbox', import.meta.url),
-    new URL('../../dist/native/ahma-sandbox', import.meta.url),
-    new URL('./native/ahma-sandbox', installedCore()),
+    new URL(`./${helper}`, import.meta.url),
+    new URL(`../../dist/${helper}`, import.meta.url),
+    new URL(`./${helper}`, installedCore()),
   ].map((url) => fileURLToPath(url));
   return candidates.find((path) => existsSync(path)) ?? candidates[0] ?? 'ahma-sandbox';
 }
@@ -37,10 +56,13 @@ function installedCore(): string {
  */
 export function helperProblem(path: string): string | undefined {
   const info = statSync(path, { throwIfNoEntry: false });
-  if (info === undefined) {
-    return `the sandbox helper ${path} is missing: reinstall Ahma, or in a checkout build @ahma/core (pnpm build), which compiles it with cc`;
-  }
+  if (info === undefined) return missingHelper(path);
   if (!info.isFile()) return `the sandbox helper ${path} is not a file`;
+  const machine = elfMachine(path);
+  const expected = ELF_MACHINES[process.arch];
+  if (machine !== undefined && expected !== undefined && machine !== expected) {
+    return `the sandbox helper ${path} is not a program for this machine (${nativeTarget()}): reinstall Ahma, or build it from source (pnpm build in a checkout)`;
+  }
   if ((info.mode & 0o111) !== 0) return undefined;
   const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
   if (info.uid === process.getuid?.()) {
@@ -52,6 +74,51 @@ export function helperProblem(path: string): string | undefined {
     }
   }
   return `the sandbox helper ${path} is not executable (mode ${mode}): its package was unpacked without file modes. To fix: chmod 755 ${path} (as its owner, uid ${String(info.uid)}), or reinstall Ahma`;
+}
+
+/** The ELF e_machine of each architecture Node runs on that Linux builds helpers for. */
+const ELF_MACHINES: Readonly<Partial<Record<string, number>>> = {
+  x64: 62,
+  arm64: 183,
+  arm: 40,
+  ia32: 3,
+  riscv64: 243,
+  ppc64: 21,
+  s390x: 22,
+  loong64: 258,
+};
+
+/** The e_machine field of an ELF file (offset 18, little-endian), undefined for anything else. */
+function elfMachine(path: string): number | undefined {
+  const header = Buffer.alloc(20);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    if (readSync(fd, header, 0, 20, 0) < 20) return undefined;
+  } catch {
+    return undefined; // unreadable: the probe says why
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  const isLittleEndianElf = header.readUInt32BE(0) === 0x7f454c46 && header[5] === 1;
+  return isLittleEndianElf ? header.readUInt16LE(18) : undefined;
+}
+
+/**
+ * Why no helper is at `path`: a package built without this machine's target says which target was
+ * looked for, which it has, and how to build one; otherwise the install is incomplete.
+ */
+function missingHelper(path: string): string {
+  const targetDir = dirname(path);
+  const nativeDir = dirname(targetDir);
+  const target = basename(targetDir);
+  const shipped = existsSync(nativeDir)
+    ? readdirSync(nativeDir).filter((name) => existsSync(join(nativeDir, name, 'ahma-sandbox')))
+    : [];
+  if (shipped.length > 0 && !shipped.includes(target)) {
+    return `no sandbox helper for this machine (${target}) in ${nativeDir}, which has ${shipped.join(', ')}. To build one from source (needs a C compiler): clone Ahma's repository, run pnpm install && pnpm build in it (it compiles packages/core/dist/native/${target}/ahma-sandbox), and run that checkout's packages/shell-server/bin/ahma-shell.js`;
+  }
+  return `the sandbox helper ${path} is missing: reinstall Ahma, or in a checkout build @ahma/core (pnpm build), which compiles it with cc`;
 }
 
 export type ProbeResult =

@@ -49,8 +49,9 @@ export async function checkInstallLocation(
       ...problems.slice(0, LISTED),
       ...(more > 0 ? [`  … and ${String(more)} more`] : []),
       'Code inside a writable path cannot protect itself. To fix: install Ahma outside the sandbox scope and',
-      'every writable path — a checkout of its own, built with pnpm build (its packages are not on the npm',
-      'registry yet) — and point your MCP client at that ahma-shell.',
+      'every writable path — npm install -g @ahma/shell-server, or npx -y @ahma/shell-server as the',
+      "client's command (npm keeps it in its cache), or a checkout of its own, built with pnpm build — and",
+      'point your MCP client at that ahma-shell.',
     ].join('\n'),
   );
 }

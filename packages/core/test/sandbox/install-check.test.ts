@@ -36,7 +36,9 @@ describe('R7.6: Ahma installed inside a writable path is refused', () => {
     );
     expect(error.code).toBe('INSTALL_UNSAFE');
     expect(error.message).toContain(`${inside} (the server package) is inside the sandbox scope`);
-    expect(error.message).toContain('a checkout of its own, built with pnpm build');
+    expect(error.message).toContain(
+      'npm install -g @ahma/shell-server, or npx -y @ahma/shell-server',
+    );
     await expect(
       checkInstallLocation([{ path: outside, label: 'the server package' }], writable),
     ).resolves.toBeUndefined();

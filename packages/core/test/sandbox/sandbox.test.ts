@@ -128,6 +128,40 @@ describe('createSandbox on Linux', () => {
     expect(error.message).not.toContain('Landlock is unavailable');
   });
 
+  it("R7.2: a package without this machine's helper names the target it looked for, the ones it has, and how to build one", async () => {
+    const native = join(stateDir, 'native-without-this-target');
+    await mkdir(join(native, 'linux-arm64'), { recursive: true });
+    await writeFile(join(native, 'linux-arm64', 'ahma-sandbox'), '');
+    const error = await refusal(
+      sandbox({ helperPath: join(native, 'linux-riscv64', 'ahma-sandbox') }),
+    );
+    expect(error.code).toBe('SANDBOX_UNAVAILABLE');
+    expect(error.message).toContain(
+      `no sandbox helper for this machine (linux-riscv64) in ${native}, which has linux-arm64`,
+    );
+    expect(error.message).toContain('pnpm install && pnpm build');
+    expect(error.message).toContain('dist/native/linux-riscv64/ahma-sandbox');
+    expect(error.message).not.toContain('Landlock is unavailable');
+  });
+
+  it('R7.2: a helper built for another architecture is named as such, not as a kernel without Landlock', async () => {
+    const foreign = join(stateDir, 'foreign-helper');
+    // An ELF header (64-bit, little-endian) whose e_machine is aarch64, or x86-64 on an arm64 host.
+    const header = Buffer.alloc(64);
+    header.writeUInt32BE(0x7f454c46, 0);
+    header[4] = 2;
+    header[5] = 1;
+    header.writeUInt16LE(process.arch === 'x64' ? 183 : 62, 18);
+    await writeFile(foreign, header);
+    await chmod(foreign, 0o755);
+    const error = await refusal(sandbox({ helperPath: foreign }));
+    expect(error.code).toBe('SANDBOX_UNAVAILABLE');
+    expect(error.message).toContain(
+      `the sandbox helper ${foreign} is not a program for this machine (${process.platform}-${process.arch})`,
+    );
+    expect(error.message).not.toContain('Landlock is unavailable');
+  });
+
   it('R7.4: a helper reporting Landlock unavailable (exit 78) → SANDBOX_UNAVAILABLE with its reason', async () => {
     const fake = join(stateDir, 'fake-helper');
     await writeFile(

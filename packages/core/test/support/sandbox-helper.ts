@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
-export const helper = join(packageDir, 'dist', 'native', 'ahma-sandbox');
+/** This machine's build (dist/native/linux-x64/, …: scripts/build-native.mjs). */
+const targetDir = join(packageDir, 'dist', 'native', `${process.platform}-${process.arch}`);
+export const helper = join(targetDir, 'ahma-sandbox');
 /** The bash builtin the pool's template shell loads (native/bash/ahma-unit.c), beside the helper. */
-export const unitBuiltin = join(packageDir, 'dist', 'native', 'ahma-unit.so');
+export const unitBuiltin = join(targetDir, 'ahma-unit.so');
 const nativeDir = join(packageDir, 'native');
 const buildScript = join(packageDir, 'scripts', 'build-native.mjs');
 

@@ -21,7 +21,7 @@ afterEach(() => e2e.cleanup());
 /** The checkout this suite runs from (whatever its location: CI may clone under /tmp). */
 const REPOSITORY = join(PACKAGE_DIR, '..', '..');
 const CORE_DIR = join(REPOSITORY, 'packages', 'core');
-const FIX = 'a checkout of its own, built with pnpm build';
+const FIX = 'npm install -g @ahma/shell-server, or npx -y @ahma/shell-server';
 
 /** Installs copies of the built @ahma/shell-server and @ahma/core in `dir`/node_modules/@ahma. */
 async function installCopy(dir: string): Promise<string> {
@@ -69,7 +69,7 @@ describe('R7.6: Ahma refuses to start from inside a writable path', () => {
       `${installed}/shell-server (the package @ahma/shell-server) is inside the sandbox scope ${project.dir}`,
     );
     expect(refused.stderr).toContain(
-      `${installed}/core/dist/native/ahma-sandbox (the sandbox helper) is inside the sandbox scope`,
+      `${installed}/core/dist/native/${process.platform}-${process.arch}/ahma-sandbox (the sandbox helper) is inside the sandbox scope`,
     );
     expect(refused.stderr).toContain(FIX);
 
