@@ -38,15 +38,13 @@ export class RegistryDraft {
     return this.#entries;
   }
 
-  /** FR4.1: a new command; its name is free, it says what it does, and its executable runs. */
+  /**
+   * FR4.1: a new command; its name is free and its executable runs. The description is optional,
+   * as in instant-mcp (whose README registers commands without one) and as import_config always
+   * took them: without one, list_commands shows the exec and the tool says "Runs <exec>.".
+   */
   async add(params: unknown): Promise<RegisteredCommand> {
     const command = parseCommand(params);
-    if (command.description === undefined) {
-      throw new AhmaError(
-        'COMMAND_INVALID',
-        `command "${command.name}" needs a description: what it does, shown to agents as the tool's description`,
-      );
-    }
     const existing = this.#entries.get(command.name);
     if (existing !== undefined) {
       const broken = existing.kind === 'rejected' ? ' (it is invalid and not served)' : '';
@@ -62,18 +60,13 @@ export class RegistryDraft {
   }
 
   /**
-   * FR4.3: the given fields replace the command's (args as a whole); null unsets an optional one.
+   * FR4.3: the given fields replace the command's (args as a whole); null unsets an optional one
+   * (description included: add_command does not require one either).
    * A rejected entry is repaired this way. The executable is checked when it changes.
    */
   async update(params: unknown): Promise<RegisteredCommand> {
     if (!isObject(params)) throw new AhmaError('COMMAND_INVALID', 'update_command takes an object');
     const entry = this.#existing(params['name']);
-    if (params['description'] === null) {
-      throw new AhmaError(
-        'COMMAND_INVALID',
-        'description cannot be unset: every registered command says what it does (give a new one)',
-      );
-    }
     const base = entry.kind === 'command' ? entry.command : isObject(entry.raw) ? entry.raw : {};
     const merged = Object.fromEntries(
       Object.entries({ ...base, ...params, name: nameOf(entry) }).filter(([, v]) => v !== null),

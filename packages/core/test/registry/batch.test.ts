@@ -106,6 +106,23 @@ describe('runBatch: atomic (the default)', () => {
     expect(writes()).toBe(0);
   });
 
+  it('FR4.6: adds without a description are kept, as instant-mcp\'s "Batch Setup" gives them', async () => {
+    const { registry } = await registryWith();
+    const bare = (name: string) => ({
+      operation: 'add_command',
+      params: { name, exec: './tool.sh' },
+    });
+    const outcome = await registry.change((draft) =>
+      runBatch(draft, [bare('lint'), bare('test'), bare('deploy')], true),
+    );
+    expect(outcome.success).toBe(true);
+    expect(registry.commands).toEqual([
+      { name: 'lint', exec: './tool.sh' },
+      { name: 'test', exec: './tool.sh' },
+      { name: 'deploy', exec: './tool.sh' },
+    ]);
+  });
+
   it('EC6: each operation sees the ones before it (so an atomic batch fails on a name it already added)', async () => {
     const { registry } = await registryWith();
     const outcome = await registry.change((draft) =>

@@ -46,7 +46,7 @@ describe('parseCommand: a valid command', () => {
     expect(parseCommand(raw)).toEqual(raw);
   });
 
-  it('FR4.1: only name and exec are needed by parseCommand (add_command asks for a description itself)', () => {
+  it('FR4.1: only name and exec are needed; the description is optional (instant-mcp)', () => {
     expect(parseCommand({ name: 'x', exec: 'wc' })).toEqual({ name: 'x', exec: 'wc' });
   });
 

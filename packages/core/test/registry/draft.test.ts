@@ -55,16 +55,13 @@ describe('RegistryDraft.add', () => {
     expect([...draft.entries.keys()]).toEqual(['greet']);
   });
 
-  it('FR4.1: add_command needs a description, which agents see as the tool description', async () => {
-    const { draft } = draftOf();
+  it('FR4.1: the description is optional, as in instant-mcp and import_config; "" means none', async () => {
     for (const description of [undefined, '']) {
-      await refusal(
-        draft.add({ ...greet, description }),
-        'COMMAND_INVALID',
-        'command "greet" needs a description: what it does',
-      );
+      const { draft } = draftOf();
+      const added = await draft.add({ ...greet, description });
+      expect(added).not.toHaveProperty('description');
+      expect(draft.entries.get('greet')).toEqual({ kind: 'command', command: added });
     }
-    expect(draft.changed).toBe(false);
   });
 
   it('FR4.1: an invalid command is COMMAND_INVALID and adds nothing', async () => {
@@ -132,13 +129,11 @@ describe('RegistryDraft.update', () => {
     expect(draft.changed).toBe(true);
   });
 
-  it('FR4.3: the description cannot be unset (add_command requires one)', async () => {
+  it('FR4.3: null unsets the description too (add_command does not require one)', async () => {
     const { draft } = draftOf({ greet });
-    await refusal(
-      draft.update({ name: 'greet', description: null }),
-      'COMMAND_INVALID',
-      'description cannot be unset',
-    );
+    const updated = await draft.update({ name: 'greet', description: null });
+    expect(updated).toEqual({ ...parseCommand(greet), description: undefined });
+    expect(updated).not.toHaveProperty('description');
   });
 
   it('FR4.3: args are replaced as a whole, not merged', async () => {

@@ -71,9 +71,17 @@ function describe(command: RegisteredCommand, asyncGuidance: string): string {
     argument.flag === undefined ? name : `${argument.flag} ${name}`,
   );
   const line = [command.exec, ...names].join(' ');
-  const parts = [command.description ?? `Runs ${command.exec}.`, `Registered command: ${line}`];
+  const parts = [
+    command.description ?? fallbackDescription(command),
+    `Registered command: ${line}`,
+  ];
   if (command.async === true && asyncGuidance !== '') parts.push(asyncGuidance);
   return parts.join('\n\n');
+}
+
+/** What a command registered without a description says about itself (instant-mcp allows none). */
+export function fallbackDescription(command: RegisteredCommand): string {
+  return `Runs ${command.exec}.`;
 }
 
 /** One-shot CLI: words fill the arguments without a flag, in their order. */

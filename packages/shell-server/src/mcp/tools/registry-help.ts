@@ -24,7 +24,8 @@ The new tool is listed at once (the client gets notifications/tools/list_changed
 - exec: the executable. Absolute (/usr/bin/wc), relative to the sandbox scope (./scripts/x.sh), or
   a bare name looked up on PATH (wc). It must exist and be executable when registered; if it goes
   away later, calls fail with EXEC_NOT_FOUND saying so.
-- description: what it does; agents read it as the tool's description.
+- description: what it does; agents read it as the tool's description. Optional (instant-mcp
+  registers commands without one): the tool then says "Runs <exec>.", so give one.
 - args: the arguments, in the order they are passed, each one argv element (never a shell line):
     {"pattern": {"type": "string", "required": true, "description": "What to find"},
      "file":    {"type": "string", "format": "path"},
@@ -47,7 +48,7 @@ timeout_seconds, execution_mode ("Synchronous" or "AsyncResultPush") and max_out
 
 ## The tools
 
-- add_command {"name", "exec", "description", "args"?, "async"?, "timeout"?}
+- add_command {"name", "exec", "description"?, "args"?, "async"?, "timeout"?}
 - update_command {"name": "greet", "timeout": "5m"}          fields given replace; null unsets one
 - remove_command {"name": "greet"}
 - list_commands {}                                           every command, and any invalid entry

@@ -18,6 +18,7 @@ import {
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { outputSchemaWithError } from '../results.js';
+import { fallbackDescription } from './registered.js';
 import { registryGuide } from './registry-help.js';
 import {
   NEVER_A_TASK,
@@ -64,7 +65,11 @@ const COMMAND_FIELDS = {
       'The executable: absolute, relative to the sandbox scope ("./scripts/x.sh"), or a name on PATH',
   },
   args: ARGS,
-  description: { type: 'string', description: "What the command does (the tool's description)" },
+  description: {
+    type: 'string',
+    description:
+      'What the command does: agents read it as the tool\'s description (optional; without it, "Runs <exec>.")',
+  },
   async: {
     type: 'boolean',
     description: 'Run in the background: the call answers with an operation id (default false)',
@@ -96,14 +101,15 @@ export function registryTools(context: RegistryToolsContext): ToolEntry[] {
           },
           ...COMMAND_FIELDS,
         },
-        required: ['name', 'exec', 'description'],
+        // description optional, as in instant-mcp: its own README registers commands without one.
+        required: ['name', 'exec'],
         additionalProperties: false,
       },
       async call(args) {
         const added = await change((draft) => draft.add(args));
         if (isRefusal(added)) return added;
         return answer(
-          `Registered "${added.name}": it is now the tool ${added.name}${usage(added)}.`,
+          `Registered "${added.name}": it is now the tool ${added.name}${usage(added)}.${noDescription(added)}`,
           { command: added },
         );
       },
@@ -369,6 +375,12 @@ function answer(text: string, structured?: object, isError = false): ToolOutcome
     ...(isError ? { isError } : {}),
   };
   return { kind: 'answer', result };
+}
+
+/** A nudge when the command says nothing about itself: agents pick tools by their description. */
+function noDescription(command: RegisteredCommand): string {
+  if (command.description !== undefined) return '';
+  return ` It has no description, so its tool says "${fallbackDescription(command)}"; update_command {"name": "${command.name}", "description": "…"} gives it one.`;
 }
 
 /** How to call a command's tool: ` {"a": …, "b": …}`, or nothing when it takes no arguments. */

@@ -139,7 +139,34 @@ describe('the management tools', () => {
     expect(tool?.inputSchema.required).toEqual(['who']);
   });
 
-  it('FR4.1: a name, a description, an exec and a timeout are checked; nothing is registered when one fails', async () => {
+  it('FR4.1: the description is optional (instant-mcp); the tool and list_commands fall back to the exec, and null unsets one', async () => {
+    const scope = await registryScope();
+    const { server } = await registryServer(scope);
+    const added = await server.call('add_command', {
+      name: 'bare',
+      exec: './scripts/echo-args.sh',
+    });
+    expect(added.isError, textOf(added)).toBeUndefined();
+    expect(textOf(added)).toContain(
+      'no description, so its tool says "Runs ./scripts/echo-args.sh."',
+    );
+    const described = async () =>
+      (await server.client.listTools()).tools.find((t) => t.name === 'bare')?.description;
+    expect(await described()).toMatch(/^Runs \.\/scripts\/echo-args\.sh\.\n\n/);
+    expect(textOf(await server.call('list_commands'))).toContain('- bare: ./scripts/echo-args.sh');
+    expect((await readRegistry(scope)).commands['bare']).toEqual({
+      name: 'bare',
+      exec: './scripts/echo-args.sh',
+    });
+
+    await server.call('update_command', { name: 'bare', description: 'Echo' });
+    expect(await described()).toMatch(/^Echo\n\n/);
+    const unset = await server.call('update_command', { name: 'bare', description: null });
+    expect(unset.isError, textOf(unset)).toBeUndefined();
+    expect(await described()).toMatch(/^Runs /);
+  });
+
+  it('FR4.1: a name, an exec and a timeout are checked; nothing is registered when one fails', async () => {
     const scope = await registryScope();
     const { server, listChanged } = await registryServer(scope);
     expect(
@@ -156,9 +183,8 @@ describe('the management tools', () => {
         'COMMAND_INVALID',
       ),
     ).toContain('"30s", "5m", "1h"');
-    const missing = await server.call('add_command', { name: 'x', exec: './scripts/echo-args.sh' });
-    expect(missing.isError).toBe(true);
-    expect(textOf(missing)).toContain('description');
+    const missing = await server.call('add_command', { name: 'x', description: 'no exec' });
+    expect(expectRefused(missing, 'ARGUMENTS_INVALID')).toContain('exec');
     expect(listChanged()).toBe(0);
     await expect(readFile(registryFile(scope))).rejects.toThrow(/ENOENT/);
   });
