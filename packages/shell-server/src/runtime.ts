@@ -53,6 +53,11 @@ export interface Runtime {
   readonly claudeChannel: boolean;
   /** The tools offered right now, in list order (hot reload and revealed bundles swap them). */
   readonly tools: readonly ToolEntry[];
+  /**
+   * SPEC §10: resolves when the remote MCP servers still on their first connection have listed
+   * their tools (or asked for a login), waiting 2 s at most in all: tools/list awaits it.
+   */
+  remotesListed(): Promise<void>;
   /** Called after the listed tools changed; returns the unsubscribe function. */
   onToolsChanged(listener: () => void): () => void;
   /** Stops the watchers, then running operations and warm shells. Idempotent. */
@@ -292,6 +297,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     get tools() {
       return toolSet.entries;
     },
+    remotesListed: () => remote?.firstConnections() ?? Promise.resolve(),
     onToolsChanged(listener) {
       toolsChanged.add(listener);
       return () => toolsChanged.delete(listener);

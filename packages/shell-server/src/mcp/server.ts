@@ -27,6 +27,7 @@ import { progressReporter } from './progress.js';
 import { personAsker } from './person-asker.js';
 import { Piggyback } from './piggyback.js';
 import { finishedResult } from './results.js';
+import { withSchemaId } from './schema-ids.js';
 import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from './tools/tool.js';
 
@@ -89,9 +90,11 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   /** R2.7: their results, once finished, ride on the next tool result until handed over. */
   const piggyback = new Piggyback();
 
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
     logger.debug('tools/list');
-    return { tools: runtime.tools.map((entry) => entry.tool) };
+    await runtime.remotesListed(); // a remote's first connection, briefly (SPEC §10)
+    // Output schemas with content ids, so clients build each validator once (schema-ids.ts).
+    return { tools: runtime.tools.map((entry) => withSchemaId(entry.tool)) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

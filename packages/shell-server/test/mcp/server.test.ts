@@ -115,6 +115,7 @@ function counted(runtime: Runtime): { runtime: Runtime; live: () => number } {
       get tools() {
         return runtime.tools;
       },
+      remotesListed: () => runtime.remotesListed(),
       onToolsChanged: track(runtime.onToolsChanged.bind(runtime)),
       close: () => runtime.close(),
     },
@@ -177,7 +178,11 @@ describe('createMcpServer: a server per connection over one runtime', () => {
     await client.connect(clientSide);
     const other = await connect(runtime);
     const marker = uniqueMarker();
-    const sleeper = (who: string) => ({ command: `exec -a ${marker}-${who} sleep 300` });
+    // Both run at once (two writers of one workspace would take turns: SPEC §14 lanes).
+    const sleeper = (who: string) => ({
+      command: `exec -a ${marker}-${who} sleep 300`,
+      concurrency: 'service',
+    });
     const started = (result: unknown) =>
       structured<{ operation_id: string }>(result as CallToolResult).operation_id;
     const myId = started(

@@ -3,6 +3,8 @@
 // runtime. The era is sessionless, so its tasks are kept in one store for the whole endpoint (any
 // request may get or cancel any task by its id, as `status` and `await` reach any operation of a
 // shared runtime), and tools/list_changed goes to the open subscriptions/listen streams.
+// A request is cancelled by its stream closing (the Request's signal), or by a notifications/
+// cancelled POSTed for it, which the endpoint routes to it itself (modern-cancellation.ts).
 // With --session-isolation every client must have a process of its own, which a sessionless era
 // cannot give: its requests are then answered "unsupported protocol version", naming the 2025
 // versions, and a client negotiating automatically falls back to a 2025 session.
@@ -16,11 +18,17 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { Runtime } from '../../runtime.js';
 import { createModernServer } from '../modern/server.js';
 import { OperationTaskStore } from '../tasks.js';
+import { InFlightRequests, onBodyEnd } from './modern-cancellation.js';
 
 export interface ModernEndpoint {
   /** Whether a POST (its body already read and parsed) is 2026-07-28 traffic. */
   claims(request: Request, body: unknown): Promise<boolean>;
-  handle(request: Request, body: unknown): Promise<Response>;
+  /**
+   * Serves one POST; its Request's signal aborting (the client closed the connection) cancels it.
+   * `peer` says who sent it (routes.ts's peerKey): a notifications/cancelled cancels only a request
+   * of the same peer and client.
+   */
+  handle(request: Request, body: unknown, peer: string): Promise<Response>;
   /** Aborts the exchanges in flight and forgets the tasks (their operations end with the runtime). */
   close(): Promise<void>;
 }
@@ -54,9 +62,30 @@ export function createModernEndpoint(
     onerror: (error) => logger.warn({ err: error }, 'MCP protocol error (2026-07-28)'),
   });
   const stopListening = runtime.onToolsChanged(() => handler.notify.toolsChanged());
+  const inFlight = new InFlightRequests();
+  const handle = async (request: Request, body: unknown, peer: string): Promise<Response> => {
+    if (methodOf(body) === 'notifications/cancelled') {
+      const outcome = inFlight.cancel(peer, body);
+      // Answered by the SDK all the same (202): a cancellation of nothing is no error (SPEC §3).
+      if (outcome !== 'unknown') logger.debug({ outcome }, 'notifications/cancelled (2026-07-28)');
+    }
+    const tracked = inFlight.track(peer, body);
+    if (tracked === undefined) return handler.fetch(request, { parsedBody: body });
+    try {
+      const signal = AbortSignal.any([request.signal, tracked.signal]);
+      const response = await handler.fetch(new Request(request, { signal }), {
+        parsedBody: body,
+      });
+      // In flight until its answer is written (or dropped): a stream's outlives the fetch.
+      return onBodyEnd(response, tracked.release);
+    } catch (error) {
+      tracked.release();
+      throw error;
+    }
+  };
   return {
     claims,
-    handle: (request, body) => handler.fetch(request, { parsedBody: body }),
+    handle,
     close: async () => {
       stopListening();
       tasks.clear();

@@ -17,6 +17,7 @@ import {
 import type { Runtime } from '../../runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../../version.js';
 import { progressReporter } from '../progress.js';
+import { withSchemaId } from '../schema-ids.js';
 import type { OperationTaskStore } from '../tasks.js';
 import { toCallToolResult } from '../tools/tool.js';
 import { forModernEra } from './descriptions.js';
@@ -42,10 +43,14 @@ export function createModernServer(runtime: Runtime, tasks: OperationTaskStore):
     },
   );
 
-  server.setRequestHandler('tools/list', () => ({
-    // Plain JSON Schema descriptors, the 2025 eras' own, with this era's asynchronous guidance.
-    tools: runtime.tools.map((entry) => forModernEra(entry.tool) as Tool),
-  }));
+  server.setRequestHandler('tools/list', async () => {
+    await runtime.remotesListed(); // a remote's first connection, briefly (SPEC §10)
+    return {
+      // Plain JSON Schema descriptors, the 2025 eras' own (output schemas with content ids), with
+      // this era's asynchronous guidance.
+      tools: runtime.tools.map((entry) => forModernEra(withSchemaId(entry.tool)) as Tool),
+    };
+  });
 
   server.setRequestHandler('tools/call', async (request, context) => {
     const { name } = request.params;

@@ -4,7 +4,9 @@
 // tools/list_changed followed. A remote that is not connected never crashes or stalls Ahma: its
 // known tools (or, before any are known, one `<server>_connect` tool) answer with a tool error
 // saying why and what to do — the login URL to open, or that it is unreachable — and the next call
-// tries again. Calls are bounded (the command timeout, renewed by the remote's progress).
+// tries again. Calls are bounded (the command timeout, renewed by the remote's progress). The
+// first connection's outcome is awaitable (`firstAttempt`): tools/list waits a little for it, so a
+// remote that needs no login has its tools in a client's first list (remote-tools.ts).
 import {
   ACCEPT_ANY_OUTPUT,
   connectHttp,
@@ -65,11 +67,29 @@ export class RemoteServer {
   #loginAsked: (() => void) | undefined;
   #listing: Promise<void> | undefined;
   #listAgain = false;
+  #firstAttemptOver = false;
+  #endFirstAttempt: () => void = () => undefined;
+  /**
+   * Settles once the first connection has an outcome: connected with its tools listed, failed, or
+   * a login asked for (which is the user's to give, so never waited for).
+   */
+  readonly firstAttempt: Promise<void>;
 
   constructor(config: RemoteServerConfig, options: RemoteServerOptions) {
     this.config = config;
     this.#options = options;
     this.#entries = [this.#placeholder()];
+    this.firstAttempt = new Promise<void>((resolve) => {
+      this.#endFirstAttempt = () => {
+        this.#firstAttemptOver = true;
+        resolve();
+      };
+    });
+  }
+
+  /** Whether `firstAttempt` has settled. */
+  get firstAttemptOver(): boolean {
+    return this.#firstAttemptOver;
   }
 
   /** The tools offered for this server right now. */
@@ -81,6 +101,7 @@ export class RemoteServer {
   connect(): Promise<void> {
     this.#connecting ??= this.#connect().finally(() => {
       this.#connecting = undefined;
+      this.#endFirstAttempt();
     });
     return this.#connecting;
   }
@@ -105,6 +126,7 @@ export class RemoteServer {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#endFirstAttempt();
     if (this.#status.kind === 'connected') await this.#status.connection.client.close();
   }
 
@@ -131,6 +153,7 @@ export class RemoteServer {
           onAuthorizationUrl: (url) => {
             this.#status = { kind: 'login', url };
             this.#loginAsked?.();
+            this.#endFirstAttempt();
             logger.warn(
               { server: config.name, url: url.href },
               `the remote MCP server ${config.name} asks for a login: open the URL`,

@@ -4,6 +4,9 @@
 // AHMA_HTTP_CLIENT_TOKEN_PATH says, else in Ahma's private state (not the temp directory, which
 // sandboxed commands can write: a command must not plant tokens that send an agent's calls to
 // someone else's account). A token file inside a path commands can write is refused.
+// A client that lists its tools once (and ignores tools/list_changed) must still see the tools of a
+// remote that needs no login: tools/list waits for the remotes' first connections, a little
+// (`firstConnections`), and a remote slower than that is listed later, with list_changed.
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside, realpathLenient } from '@ahma/core';
 import { CallbackListener, TOKEN_PATH_VARIABLE, TokenStore, defaultTokenPath } from '@ahma/remote';
@@ -27,12 +30,16 @@ export interface RemoteToolsOptions {
 
 const CONNECT_TIMEOUT_MS = 15_000;
 const LOGIN_TIMEOUT_MS = 10 * 60_000;
+/** How long tools/list may wait, in all and for every remote together, for first connections. */
+export const FIRST_LIST_WAIT_MS = 2_000;
 
 export class RemoteTools {
   readonly #servers: readonly RemoteServer[];
   readonly #callbacks: CallbackListener;
   readonly #tokenPath: string;
   readonly #writable: readonly string[];
+  /** When waits for the first connections end: FIRST_LIST_WAIT_MS after the first wait began. */
+  #waitsEnd: number | undefined;
 
   constructor(options: RemoteToolsOptions) {
     const { config, logger } = options;
@@ -80,6 +87,27 @@ export class RemoteTools {
   /** Starts connecting every server (in the background). */
   start(): void {
     for (const server of this.#servers) void server.connect();
+  }
+
+  /**
+   * Resolves once every server's first connection has an outcome (tools listed, failed, or a login
+   * asked for), and at the latest FIRST_LIST_WAIT_MS after the first call: one bound for all the
+   * servers and all the callers, after which nothing waits any more.
+   */
+  async firstConnections(): Promise<void> {
+    const pending = this.#servers.filter((server) => !server.firstAttemptOver);
+    if (pending.length === 0) return;
+    this.#waitsEnd ??= Date.now() + FIRST_LIST_WAIT_MS;
+    const left = this.#waitsEnd - Date.now();
+    if (left <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(pending.map((server) => server.firstAttempt)),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, left);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Every server's tools, in the config's order. */

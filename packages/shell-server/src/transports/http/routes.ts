@@ -145,7 +145,7 @@ async function postMessage(
       !isInitialize(parsed.value) &&
       (await context.modern.claims(toWebRequest(req, url), parsed.value))
     ) {
-      return modernPost(context, req, res, url, parsed.value);
+      return modernPost(context, req, res, url, parsed.value, peer);
     }
     if (!isInitialize(parsed.value)) {
       reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -186,14 +186,17 @@ async function modernPost(
   res: ServerResponse,
   url: URL,
   body: unknown,
+  peer: string,
 ): Promise<void> {
   echo(context.echo, 'in', body);
   // This era has no session: the connection is the request, and its closing before the answer
-  // is the client's cancellation (the handler closes the exchange, aborting the call: SPEC §12).
+  // is the client's cancellation (the handler closes the exchange, aborting the call: SPEC §12);
+  // a notifications/cancelled POSTed for it is routed to it by the endpoint, by `peer`.
   const gone = clientGone(res);
   const response = await context.modern.handle(
     toWebRequest(req, url, { accept: SDK_ACCEPT }, gone),
     body,
+    peer,
   );
   if (gone.aborted) {
     // Nobody is left to answer; what the cancelled exchange returns (499) is not written.
