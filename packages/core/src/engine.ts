@@ -7,6 +7,7 @@
 // to deny (R7.9), at start or later (denyEnv).
 import { homedir } from 'node:os';
 import type { Logger } from './logger.js';
+import { WorkspaceLanes } from './lanes/workspace-lanes.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment, envDenyMatcher, tempDirectory } from './process/environment.js';
 import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
@@ -115,6 +116,8 @@ export interface Engine {
   readonly sandbox: Sandbox;
   readonly executor: Executor;
   readonly operations: OperationManager;
+  /** Workspace lanes: the exclusive calls of one workspace take turns (lanes/workspace-lanes.ts). */
+  readonly lanes: WorkspaceLanes;
   /** The current warm shell pool (denyEnv may replace it). */
   readonly pool: ShellPool | undefined;
   /**
@@ -317,18 +320,23 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     graceMs,
   });
   // A log lives as long as its operation is in the history; a result shows its logs as they are.
-  const operations = new OperationManager(options, {
-    onForget: (result) => {
-      for (const path of logPaths(result)) logs.release(path);
+  const lanes = new WorkspaceLanes(options.scope);
+  const operations = new OperationManager(
+    { ...options, lanes },
+    {
+      onForget: (result) => {
+        for (const path of logPaths(result)) logs.release(path);
+      },
+      present: (result) => presentLogs(result, logs),
+      // An ended connection's operations keep the end of their output (and their logs).
+      summarize: (result) => summarizeResult(result),
     },
-    present: (result) => presentLogs(result, logs),
-    // An ended connection's operations keep the end of their output (and their logs).
-    summarize: (result) => summarizeResult(result),
-  });
+  );
   return {
     sandbox,
     executor,
     operations,
+    lanes,
     get pool() {
       return pool;
     },

@@ -100,6 +100,8 @@ export { envDenyProblem, tempDirectory } from './process/environment.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';
+export { callLane } from './lanes/call-lane.js';
+export { type Lane, type LanePlace } from './lanes/workspace-lanes.js';
 
 export { Registry } from './registry/registry.js';
 export { type RegistryEntry } from './registry/registry-file.js';
@@ -110,4 +112,5 @@ export { runBatch, BATCH_OPERATIONS } from './registry/batch.js';
 export { importConfig, exportConfig, DEFAULT_EXPORT_PATH } from './registry/config-file.js';
 
 export { livelogTask } from './livelog/task.js';
+export { resolveLivelogStart } from './livelog/start.js';
 export { type Verdict } from './livelog/detector.js';

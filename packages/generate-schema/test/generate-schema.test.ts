@@ -52,9 +52,12 @@ describe('generate-tool-schema', () => {
     const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
     const valid = ajv.compile(schema);
     expect(valid({ name: 'ls', description: 'List files', command: 'ls' })).toBe(true);
-    expect(valid({ name: 'ls', description: 'List files', command: 'ls', comand: 'x' })).toBe(
-      false,
-    );
+    // SPEC §2 compat: a tool's top level is open, as upstream's; below it unknown keys are errors.
+    expect(valid({ name: 'ls', description: 'List files', command: 'ls', comand: 'x' })).toBe(true);
+    const subcommand = { name: 'all', description: 'All files', optons: [] };
+    expect(
+      valid({ name: 'ls', description: 'List files', command: 'ls', subcommand: [subcommand] }),
+    ).toBe(false);
   });
 
   it('defaults OUT_DIR to docs/ of the working directory', async () => {

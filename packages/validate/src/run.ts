@@ -1,6 +1,7 @@
-// ahma-validate [TARGET…] [--format text|json] [--check-availability]: validates tool definition
-// files and directories and prints every problem, one line each; optionally runs their availability
-// checks. Exit 0 all valid, 1 any invalid, 2 usage or I/O error, 3 valid but a check failed.
+// ahma-validate [TARGET…] [--format text|json] [--strict] [--check-availability]: validates tool
+// definition files and directories and prints every problem, one line each; optionally runs their
+// availability checks. Exit 0 all valid, 1 any invalid (with --strict: any warning too), 2 usage or
+// I/O error, 3 valid but a check failed.
 import { parseArgs } from 'node:util';
 import {
   AhmaError,
@@ -18,6 +19,9 @@ import {
   type AvailabilityRun,
 } from './availability.js';
 
+/** One problem of one file, as the report carries it. */
+type Diagnostic = ValidationReport['files'][number]['diagnostics'][number];
+
 export const EXIT_VALID = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
@@ -32,16 +36,17 @@ export interface Output {
 
 const DEFAULT_TARGET = '.ahma/tools';
 
-const USAGE = `Usage: ahma-validate [TARGET…] [--format text|json] [--check-availability [--no-sandbox]]
+const USAGE = `Usage: ahma-validate [TARGET…] [--format text|json] [--strict] [--check-availability [--no-sandbox]]
 
 Validates Ahma tool definition files (MTDF) and tool_guidance.json.
 Warnings (harmless redundancy, keys Ahma ignores) are printed as "warning: …" and do not
-make a file invalid.
+make a file invalid, unless --strict is given.
 TARGET is a file or a directory of *.json files (default: ${DEFAULT_TARGET}).
 Each problem is printed as: file#/json/pointer: message (hint)
 
 Options:
   --format text|json    output format (default: text)
+  --strict              warnings count as problems: a file with a warning is invalid (exit 1)
   --check-availability  then run the availability_check of every valid file, as the server does
                         at startup (in the current directory, sandboxed, 10 s each), and print
                         per tool or subcommand "available" or "unavailable: reason", with the
@@ -50,7 +55,8 @@ Options:
   -h, --help            show this help
   -v, --version         show the version
 
-Exit status: 0 all valid (and, with --check-availability, every check passed), 1 any invalid,
+Exit status: 0 all valid (and, with --check-availability, every check passed), 1 any invalid
+(with --strict: any warning too),
 2 usage or I/O error (or the sandbox is unavailable), 3 all valid but an availability check failed.
 `;
 
@@ -63,6 +69,7 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
       strict: true,
       options: {
         format: { type: 'string', default: 'text' },
+        strict: { type: 'boolean' },
         'check-availability': { type: 'boolean' },
         'no-sandbox': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -107,16 +114,19 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
     for (const warning of availability.warnings) output.stderr(`ahma-validate: ${warning}\n`);
   }
 
-  // R5.2: warnings are printed but do not make a file invalid.
-  const invalid = report.files.filter((file) => file.diagnostics.some(isError));
-  const problems = report.files.reduce(
+  // R5.2: warnings are printed but do not make a file invalid, unless --strict says they do.
+  const strict = values.strict === true;
+  const fails = (d: Diagnostic) => isError(d) || strict;
+  const invalid = report.files.filter((file) => file.diagnostics.some(fails));
+  const errors = report.files.reduce(
     (sum, file) => sum + file.diagnostics.filter(isError).length,
     0,
   );
-  const warnings = report.files.reduce((sum, file) => sum + file.diagnostics.length, 0) - problems;
+  const warnings = report.files.reduce((sum, file) => sum + file.diagnostics.length, 0) - errors;
+  const counts: Counts = { invalid: invalid.length, errors, warnings, strict };
   if (values.format === 'json') {
     const json = {
-      ...jsonReport(report, invalid.length, problems, warnings),
+      ...jsonReport(report, counts, fails),
       ...(availability === undefined
         ? {}
         : { availability: availabilityJson(availability.report) }),
@@ -126,35 +136,59 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
     for (const file of report.files) {
       for (const diagnostic of file.diagnostics) output.stdout(`${formatDiagnostic(diagnostic)}\n`);
     }
-    output.stdout(`${summary(report.files.length, invalid.length, problems, warnings, targets)}\n`);
+    output.stdout(`${summary(report.files.length, counts, targets)}\n`);
     if (availability !== undefined) output.stdout(availabilityText(availability.report));
   }
   if (invalid.length > 0) return EXIT_INVALID;
   return (availability?.report.failed.length ?? 0) > 0 ? EXIT_UNAVAILABLE : EXIT_VALID;
 }
 
-function summary(
-  files: number,
-  invalid: number,
-  problems: number,
-  warnings: number,
-  targets: readonly string[],
-): string {
-  if (files === 0) return `no *.json files in ${targets.join(', ')}`;
-  const checked = `${files} file${files === 1 ? '' : 's'}`;
-  const warned = warnings === 0 ? '' : ` (${warnings} warning${warnings === 1 ? '' : 's'})`;
-  if (invalid === 0) return `✓ ${checked} valid${warned}`;
-  return `✗ ${problems} problem${problems === 1 ? '' : 's'} in ${invalid} of ${checked}${warned}`;
+interface Counts {
+  /** Files that fail: with an error, or with --strict a warning. */
+  readonly invalid: number;
+  readonly errors: number;
+  readonly warnings: number;
+  readonly strict: boolean;
 }
 
-/** Each issue carries its severity ("error" or "warning"); only errors make a file invalid. */
-function jsonReport(report: ValidationReport, invalid: number, problems: number, warnings: number) {
+function summary(files: number, counts: Counts, targets: readonly string[]): string {
+  if (files === 0) return `no *.json files in ${targets.join(', ')}`;
+  const { invalid, errors, warnings, strict } = counts;
+  const checked = `${files} file${files === 1 ? '' : 's'}`;
+  const warned = warnings === 0 ? '' : ` (${plural(warnings, 'warning')})`;
+  if (invalid === 0) return `✓ ${checked} valid${warned}`;
+  if (!strict) return `✗ ${plural(errors, 'problem')} in ${invalid} of ${checked}${warned}`;
+  // --strict: every warning is one of the problems.
+  const strictly = warnings === 0 ? '' : ` (${plural(warnings, 'warning')}, counted by --strict)`;
+  return `✗ ${plural(errors + warnings, 'problem')} in ${invalid} of ${checked}${strictly}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${String(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * Each issue carries its severity ("error" or "warning"); only errors make a file invalid, and
+ * with --strict warnings too (the summary then says `"strict": true` and counts them as problems).
+ */
+function jsonReport(
+  report: ValidationReport,
+  counts: Counts,
+  fails: (diagnostic: Diagnostic) => boolean,
+) {
+  const { invalid, errors, warnings, strict } = counts;
   return {
     valid: invalid === 0,
-    summary: { files: report.files.length, invalid, problems, warnings },
+    summary: {
+      files: report.files.length,
+      invalid,
+      problems: strict ? errors + warnings : errors,
+      warnings,
+      ...(strict ? { strict } : {}),
+    },
     files: report.files.map((file) => ({
       file: file.file,
-      valid: !file.diagnostics.some(isError),
+      valid: !file.diagnostics.some(fails),
       issues: file.diagnostics,
     })),
   };

@@ -54,16 +54,14 @@ describe('ahma-validate', () => {
 
   it("R5.2, SPEC §2 compat: the Rust ahma's files pass with warnings only: printed, marked, exit 0", async () => {
     const upstream = fileURLToPath(
-      new URL('../../core/test/fixtures/upstream-ahma/git.json', import.meta.url),
+      new URL('../../core/test/fixtures/upstream-round2/cargo-bench.json', import.meta.url),
     );
     const text = await validate([upstream]);
     expect(text.code).toBe(0);
-    const lines = text.stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toBe('✓ 1 file valid (2 warnings)');
-    expect(lines.slice(0, -1)).toEqual([
-      `${upstream}#/subcommand/0/concurrency: warning: "concurrency" has no effect in Ahma (every operation runs in its own supervised process tree; remove it unless the file is shared with the Rust ahma)`,
-      `${upstream}#/subcommand/4/concurrency: warning: "concurrency" has no effect in Ahma (every operation runs in its own supervised process tree; remove it unless the file is shared with the Rust ahma)`,
-    ]);
+    expect(text.stdout).toBe(
+      `${upstream}#/subcommand/0/options/9/format: warning: format "path-or-value" has no effect (only "path" has an effect; this value is passed to the program as given)\n` +
+        '✓ 1 file valid (1 warning)\n',
+    );
     const json = await validate([upstream, '--format', 'json']);
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as {
@@ -72,12 +70,65 @@ describe('ahma-validate', () => {
       files: { valid: boolean; issues: { severity: string; pointer: string }[] }[];
     };
     expect(report.valid).toBe(true);
-    expect(report.summary).toMatchObject({ problems: 0, warnings: 2 });
+    expect(report.summary).toEqual({ files: 1, invalid: 0, problems: 0, warnings: 1 });
     expect(report.files[0]?.valid).toBe(true);
     expect(report.files[0]?.issues.map((issue) => [issue.pointer, issue.severity])).toEqual([
-      ['/subcommand/0/concurrency', 'warning'],
-      ['/subcommand/4/concurrency', 'warning'],
+      ['/subcommand/0/options/9/format', 'warning'],
     ]);
+  });
+
+  it('SPEC §2 compat: --strict makes warnings errors: the same file is invalid, exit 1', async () => {
+    const upstream = fileURLToPath(
+      new URL('../../core/test/fixtures/upstream-round2/cargo-bench.json', import.meta.url),
+    );
+    const text = await validate([upstream, '--strict']);
+    expect(text.code).toBe(1);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('✗ 1 problem in 1 of 1 file (1 warning, counted by --strict)');
+    expect(lines[0]).toMatch(
+      /#\/subcommand\/0\/options\/9\/format: warning: format "path-or-value"/,
+    );
+    const json = await validate([upstream, '--strict', '--format', 'json']);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as {
+      valid: boolean;
+      summary: Record<string, unknown>;
+      files: { valid: boolean; issues: { severity: string }[] }[];
+    };
+    expect(report.valid).toBe(false);
+    expect(report.summary).toEqual({
+      files: 1,
+      invalid: 1,
+      problems: 1,
+      warnings: 1,
+      strict: true,
+    });
+    expect(report.files[0]?.valid).toBe(false);
+    expect(report.files[0]?.issues.map((issue) => issue.severity)).toEqual(['warning']);
+  });
+
+  it('SPEC §2 compat: --strict changes nothing for files without warnings, exit 0', async () => {
+    expect(await validate(['valid', '--strict'])).toMatchObject({
+      code: 0,
+      stdout: '✓ 3 files valid\n',
+    });
+  });
+
+  it("SPEC §2 compat: a directory like upstream's .ahma/tools of December 2025 validates: its disabled file's sequence only warns", async () => {
+    const december = fileURLToPath(
+      new URL('../../core/test/fixtures/upstream-round2/ahma-tools-2025-12', import.meta.url),
+    );
+    const run = await validate([december]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('✓ 2 files valid (7 warnings)');
+    expect(lines.slice(0, -1)).toHaveLength(7);
+    for (const line of lines.slice(0, -1)) {
+      expect(line).toMatch(
+        /ahma_quality_check\.json#\/sequence\/\d\/tool: warning: step calls "cargo_\w+", which is not a defined, enabled tool \(check "tool" and "subcommand"; the tool is disabled, so the file still loads\)$/,
+      );
+    }
+    expect((await validate([december, '--strict'])).code).toBe(1);
   });
 
   it('R5.2: reports every problem of a folder of broken definitions in one run, exit 1', async () => {
@@ -161,6 +212,7 @@ describe('ahma-validate', () => {
   it('prints help and version', async () => {
     const help = (await validate(['--help'])).stdout;
     expect(help).toContain('Exit status: 0 all valid');
+    expect(help).toContain('--strict');
     expect(help).toContain('1 any invalid');
     expect(help).toContain('3 all valid but an availability check failed');
     expect((await validate(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);

@@ -5,7 +5,7 @@ import { diagnostic, isError, type Diagnostic } from './diagnostic.js';
 import { flattenDefinition, type ToolLeaf } from './flatten.js';
 import { leafInputSchema } from './input-schema.js';
 import { mtdfJsonSchema, toolGuidanceJsonSchema, type JsonSchema } from './json-schema.js';
-import { normalizeDefinition } from './normalize.js';
+import { normalizeDefinition, unknownTopLevelKeyWarnings } from './normalize.js';
 import { parseJsonDocument } from './parse-json.js';
 import { createSchemaCompiler, type SchemaCheck } from './schema-check.js';
 import {
@@ -42,7 +42,11 @@ export class DocumentChecker {
     const parsed = parseJsonDocument(file, text);
     if (!parsed.ok) return parsed;
     const structural = this.#definitionSchema(file, parsed.value);
-    if (structural.length > 0) return { ok: false, diagnostics: structural };
+    if (structural.length > 0) {
+      // The keys the file's top level has that Ahma ignores are said now too, not after a fix.
+      const ignored = unknownTopLevelKeyWarnings(file, parsed.value);
+      return { ok: false, diagnostics: [...structural, ...ignored] };
+    }
     // The schema check above guarantees the shape the zod-derived type describes.
     const normalized = normalizeDefinition(file, parsed.value as ToolDefinition);
     const { definition } = normalized;

@@ -40,17 +40,24 @@ export function checkDefinitionSet(
   });
   accepted = acceptUniqueNames(accepted, diagnostics);
 
+  // A file with only warnings stays and is checked again: its last round's warnings are reported.
+  const warned = new Map<CheckedDefinition, Diagnostic[]>();
   for (;;) {
     const tools = enabledTools(accepted);
     const rejected = new Set<CheckedDefinition>();
     for (const entry of accepted) {
       const found = checkSequences(entry, tools);
-      if (found.length > 0) {
+      if (found.some(isError)) {
         diagnostics.push(...found);
         rejected.add(entry);
+      } else {
+        warned.set(entry, found);
       }
     }
-    if (rejected.size === 0) return { accepted, diagnostics };
+    if (rejected.size === 0) {
+      for (const entry of accepted) diagnostics.push(...(warned.get(entry) ?? []));
+      return { accepted, diagnostics };
+    }
     accepted = accepted.filter((entry) => !rejected.has(entry));
   }
 }
@@ -207,6 +214,25 @@ function declaredSpellings(leaf: ToolLeaf): string[] {
   return paths.map((path) => [leaf.definitionName, ...path].join('_'));
 }
 
+/**
+ * A disabled leaf's sequence never runs, so what is wrong with it only warns (upstream loads such
+ * files without looking at their steps): a disabled file, or one whose tools are not offered, must
+ * not fail validation because of the tools it would call.
+ */
+function sequenceProblem(
+  file: string,
+  enabled: boolean,
+): (pointer: string, message: string, hint?: string) => Diagnostic {
+  if (enabled) return (pointer, message, hint) => diagnostic(file, pointer, message, hint);
+  return (pointer, message, hint) =>
+    warning(
+      file,
+      pointer,
+      message,
+      `${hint === undefined ? '' : `${hint}; `}the tool is disabled, so the file still loads`,
+    );
+}
+
 function checkSequences(
   entry: CheckedDefinition,
   tools: ReadonlyMap<string, ToolLeaf>,
@@ -218,10 +244,15 @@ function checkSequences(
     found.push(...unusedSequenceParameters(entry.file, leaf, tools));
     if (checked.has(leaf.sequencePointer)) continue;
     checked.add(leaf.sequencePointer);
+    // A top-level sequence is shared by the leaves that name it: an error if any of them runs.
+    const enabled = entry.leaves.some(
+      (other) => other.enabled && other.sequencePointer === leaf.sequencePointer,
+    );
+    const problem = sequenceProblem(entry.file, enabled);
     leaf.sequence.forEach((step, index) => {
       const at = `${leaf.sequencePointer}/${index}`;
       const report = (pointer: string, message: string, hint?: string) =>
-        found.push(diagnostic(entry.file, pointer, message, hint));
+        found.push(problem(pointer, message, hint));
       const resolution = resolveStep(step, tools.values());
       if (resolution.kind === 'ambiguous') {
         report(
@@ -303,13 +334,13 @@ function unusedSequenceParameters(
     ['options', leaf.options],
     ['positional_args', leaf.positionals],
   ] as const;
+  const problem = sequenceProblem(file, leaf.enabled);
   return lists.flatMap(([key, parameters]) =>
     parameters.flatMap((parameter, index) =>
       taken.has(parameter.name)
         ? []
         : [
-            diagnostic(
-              file,
+            problem(
               `${leaf.pointer}/${key}/${String(index)}/name`,
               `no step of this sequence takes "${parameter.name}"; the agent's value would be dropped`,
               'remove it, or add a step whose tool declares it',

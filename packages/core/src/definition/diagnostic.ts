@@ -7,6 +7,9 @@
  */
 export type Severity = 'error' | 'warning';
 
+/** How a check reports a problem at a JSON pointer (an error unless `severity` says otherwise). */
+export type Report = (pointer: string, message: string, hint?: string, severity?: Severity) => void;
+
 export interface Diagnostic {
   /** Path of the file the problem is in, as the caller named it. */
   readonly file: string;

@@ -6,6 +6,7 @@ import type {
   SequenceStep,
   SubcommandDefinition,
   ToolDefinition,
+  WorkspaceLane,
 } from './schema.js';
 import type { NetworkMode } from '../sandbox/network.js';
 import { ASYNC_GUIDANCE_KEY, type GuidanceBlocks } from './guidance.js';
@@ -65,6 +66,14 @@ export interface ToolLeaf {
   readonly livelog?: LivelogSettings | undefined;
   /** R7.15, R7.16: the file's own network mode, when it asks for less than the server's. */
   readonly network?: NetworkMode | undefined;
+  /**
+   * The workspace lane the file declares for this leaf (`concurrency`, the nearest declaration
+   * winning, as upstream); undefined when it declares none and the server chooses. `mutates`
+   * never chooses it: upstream reads that only in its agent's approval prompt.
+   */
+  readonly lane?: WorkspaceLane | undefined;
+  /** The file's `mutates` for this leaf (nearest declaration wins); undefined when not said. */
+  readonly mutates?: boolean | undefined;
 }
 
 interface Inherited {
@@ -72,6 +81,8 @@ interface Inherited {
   readonly synchronous: boolean | undefined;
   readonly timeoutSeconds: number | undefined;
   readonly guidanceKey: string | undefined;
+  readonly lane: WorkspaceLane | undefined;
+  readonly mutates: boolean | undefined;
 }
 
 /** All leaves of a definition, disabled ones included (callers filter on `enabled`). */
@@ -84,6 +95,8 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
     synchronous: definition.synchronous,
     timeoutSeconds: definition.timeout_seconds,
     guidanceKey: definition.guidance_key,
+    lane: definition.concurrency,
+    mutates: definition.mutates,
   };
   const base = {
     definitionName: definition.name,
@@ -130,6 +143,8 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         synchronous: sub.synchronous ?? outer.synchronous,
         timeoutSeconds: sub.timeout_seconds ?? outer.timeoutSeconds,
         guidanceKey: sub.guidance_key ?? outer.guidanceKey,
+        lane: sub.concurrency ?? outer.lane,
+        mutates: sub.mutates ?? outer.mutates,
       };
       const segments = sub.name === DEFAULT_SEGMENT ? path : [...path, sub.name];
       const declaredHere = [...declaredNames, sub.name];
@@ -149,8 +164,8 @@ export function flattenDefinition(definition: ToolDefinition): ToolLeaf[] {
         declaredPath: declaredHere,
         baseDescription: sub.description,
         ...settle(settings),
-        options: (sub.options ?? []).filter((option) => !isWorkingDirectory(option)),
-        positionals: (sub.positional_args ?? []).filter((p) => !isWorkingDirectory(p)),
+        options: (sub.options ?? []).filter((option) => !isDeclaredMetaParameter(option)),
+        positionals: (sub.positional_args ?? []).filter((p) => !isDeclaredMetaParameter(p)),
         workingDirectory: declared.find(isWorkingDirectory),
         positionalsFirst: sub.positional_args_first ?? false,
         sequence,
@@ -176,14 +191,30 @@ function settle(settings: Inherited) {
     synchronous: settings.synchronous ?? false,
     timeoutSeconds: settings.timeoutSeconds,
     guidanceKey: settings.guidanceKey,
+    lane: settings.lane,
+    mutates: settings.mutates,
   };
 }
 
 /** The meta-parameter an argument declaration may name (SPEC §2 compatibility). */
 export const WORKING_DIRECTORY = 'working_directory';
 
+/**
+ * Meta-parameters the Rust ahma's files may declare as arguments (its META_PARAMS): each such
+ * declaration is the meta-parameter, never an argument of the command (SPEC §2 compatibility).
+ */
+export const DECLARABLE_META_PARAMETERS: ReadonlySet<string> = new Set([
+  WORKING_DIRECTORY,
+  'timeout_seconds',
+  'execution_mode',
+]);
+
 function isWorkingDirectory(parameter: ArgumentDefinition): boolean {
   return parameter.name === WORKING_DIRECTORY;
+}
+
+function isDeclaredMetaParameter(parameter: ArgumentDefinition): boolean {
+  return DECLARABLE_META_PARAMETERS.has(parameter.name);
 }
 
 /** Shells that, given no "-c", would read their first argument as a script file. */

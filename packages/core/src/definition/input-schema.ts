@@ -2,9 +2,11 @@
 // the validation of a call's arguments against it before anything runs.
 import type { InteractiveRequest } from '../process/interactive.js';
 import { MAX_MAX_OUTPUT_TOKENS, MIN_MAX_OUTPUT_TOKENS } from '../process/output.js';
+import { LANES } from '../lanes/workspace-lanes.js';
 import type { ArgumentDefinition } from './schema.js';
 import { MAX_TIMEOUT_SECONDS } from './schema.js';
 import type { ToolLeaf } from './flatten.js';
+import { livelogInputSchema } from './livelog-settings.js';
 import type { JsonSchema } from './json-schema.js';
 import { createSchemaCompiler, type SchemaCheck } from './schema-check.js';
 
@@ -19,6 +21,7 @@ export const META_PARAMETERS = [
   'max_output_tokens',
   'pty',
   'stdin',
+  'concurrency',
 ] as const;
 export type MetaParameter = (typeof META_PARAMETERS)[number];
 
@@ -70,6 +73,13 @@ export const META_PARAMETER_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
     description:
       "Keep the command's standard input open (a pipe, no terminal) so `write_stdin` can write to it; by default it reads /dev/null.",
   },
+  // Workspace lanes: how this call waits for other writers of its workspace (lanes/call-lane.ts).
+  concurrency: {
+    type: 'string',
+    enum: [...LANES],
+    description:
+      "The workspace lane of this call: exclusive (writers of one workspace take turns), read_only (runs at once, may not write the workspace), service (runs at once beside the others). Default: the tool's; a read_only tool stays read_only.",
+  },
 };
 
 /** R15.4: the terminal an interactive call gets. */
@@ -98,9 +108,15 @@ export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   const parameters = [...leaf.options, ...leaf.positionals];
   const properties: Record<string, JsonSchema> = {};
   for (const parameter of parameters) properties[parameter.name] = parameterSchema(parameter);
-  Object.assign(properties, META_PARAMETER_PROPERTIES);
+  // A livelog tool's own arguments (livelog.parameters, `clear`).
+  const livelog = leaf.livelog === undefined ? undefined : livelogInputSchema(leaf.livelog);
+  Object.assign(properties, livelog?.properties, META_PARAMETER_PROPERTIES);
   // A livelog monitor runs until cancelled: it has no blocking mode to choose.
-  if (leaf.livelog !== undefined) delete properties['execution_mode'];
+  // It runs beside everything (the service lane): it has no lane to choose either.
+  if (leaf.livelog !== undefined) {
+    delete properties['execution_mode'];
+    delete properties['concurrency'];
+  }
   // Monitors and sequences run what their file says, nothing a person types into.
   if (leaf.livelog !== undefined || leaf.sequence !== undefined) {
     delete properties['pty'];
@@ -115,7 +131,8 @@ export function leafInputSchema(leaf: ToolLeaf): JsonSchema {
   }
   const required = [...parameters, ...(declared === undefined ? [] : [declared])]
     .filter((p) => p.required === true)
-    .map((p) => p.name);
+    .map((p) => p.name)
+    .concat(livelog?.required ?? []);
   return {
     type: 'object',
     properties,

@@ -1,11 +1,17 @@
 // Semantic checks of livelog tools (what the schema cannot say): the tool_type and the livelog
 // block go together, a livelog tool is one asynchronous tool, the endpoint is an http(s) URL
-// without credentials, and the API key is named, never written, in the file.
+// without credentials, and the API key is named, never written, in the file. Upstream ahma-labs'
+// keys (livelog-extension-checks.ts) and unknown keys (warned about: upstream ignores them) too.
+import type { Report } from './diagnostic.js';
 import { SEQUENCE_COMMAND, splitCommand } from './flatten.js';
-import { API_KEY_REFERENCE } from './livelog-schema.js';
+import { checkLivelogExtensions } from './livelog-extension-checks.js';
+import { templateReferences, variableReference } from '../livelog/templates.js';
+import {
+  API_KEY_REFERENCE,
+  LIVELOG_VARIABLE_PREFIX,
+  type LivelogDefinition,
+} from './livelog-schema.js';
 import type { ToolDefinition } from './schema.js';
-
-type Report = (pointer: string, message: string, hint?: string) => void;
 
 export function checkLivelog(definition: ToolDefinition, report: Report): void {
   const { livelog } = definition;
@@ -65,10 +71,8 @@ export function checkLivelog(definition: ToolDefinition, report: Report): void {
       );
     }
   });
-  const urlProblem = baseUrlProblem(livelog.llm_provider.base_url);
-  if (urlProblem !== undefined) {
-    report('/livelog/llm_provider/base_url', urlProblem, 'e.g. "http://localhost:11434/v1"');
-  }
+  checkProvider(livelog.llm_provider, report);
+  checkLivelogExtensions(livelog, report);
   const key = livelog.llm_provider.api_key;
   if (key !== undefined && !API_KEY_REFERENCE.test(key)) {
     report(
@@ -79,8 +83,56 @@ export function checkLivelog(definition: ToolDefinition, report: Report): void {
   }
 }
 
+/**
+ * base_url and model may read server variables named AHMA_LIVELOG_* (upstream ahma-labs'
+ * `${AHMA_LIVELOG_MODEL:-lfm2.5:8b}`). base_url is checked with the defaults put in when every
+ * reference has one; else when a monitor starts (livelog/start.ts).
+ */
+function checkProvider(provider: LivelogDefinition['llm_provider'], report: Report): void {
+  const checked = { base_url: provider.base_url, model: provider.model };
+  let url: string | undefined = provider.base_url;
+  for (const [key, value] of Object.entries(checked)) {
+    const pointer = `/livelog/llm_provider/${key}`;
+    const { names, unclosed } = templateReferences(value);
+    if (unclosed) {
+      report(
+        pointer,
+        `${key} has a "\${" without a closing "}"`,
+        'write "${NAME}" or "${NAME:-default}"',
+      );
+    }
+    for (const text of names) {
+      const reference = variableReference(text);
+      if (reference === undefined) {
+        report(
+          pointer,
+          `"\${${text}}" is not a variable reference`,
+          'write "${NAME}" or "${NAME:-default}", NAME made of letters, digits and "_"',
+        );
+      } else if (!reference.name.startsWith(LIVELOG_VARIABLE_PREFIX)) {
+        report(
+          pointer,
+          `${key} may read only variables named ${LIVELOG_VARIABLE_PREFIX}*, not ${reference.name}`,
+          `rename the variable, e.g. ${LIVELOG_VARIABLE_PREFIX}${key === 'model' ? 'MODEL' : 'BASE_URL'}: a tool file must not read other server variables (secrets) into a request or a result`,
+        );
+      }
+      if (key === 'base_url' && url !== undefined) {
+        url =
+          reference?.fallback === undefined
+            ? undefined
+            : url.replace(`\${${text}}`, reference.fallback);
+      }
+    }
+    if (unclosed && key === 'base_url') url = undefined;
+  }
+  const urlProblem = url === undefined ? undefined : baseUrlProblem(url);
+  if (urlProblem !== undefined) {
+    report('/livelog/llm_provider/base_url', urlProblem, 'e.g. "http://localhost:11434/v1"');
+  }
+}
+
 /** Why `value` cannot be an endpoint's base URL, if it cannot. */
-function baseUrlProblem(value: string): string | undefined {
+export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);

@@ -35,6 +35,31 @@ const forceSynchronous = z
 
 const enabled = z.boolean().describe('false hides this tool or subcommand. Default true.');
 
+/** The workspace lanes a call can run in (upstream's `concurrency` values). */
+export const WORKSPACE_LANES = ['exclusive', 'read_only', 'service'] as const;
+
+const concurrency = z
+  .enum(WORKSPACE_LANES)
+  .describe(
+    'The workspace lane a call runs in: "exclusive" (may write the workspace; such calls in one workspace run one at a time, in arrival order), "read_only" (runs at once, with no write access to the workspace), "service" (long-lived, such as a dev server or a log follower; runs beside both). A subcommand inherits its parent\'s value; unset, the server chooses.',
+  );
+
+// The Rust ahma reads it only in its own agent's approval prompt; Ahma records it on each tool.
+const mutates = z
+  .boolean()
+  .describe(
+    'Whether the tool changes files or other state (the Rust ahma\'s approval hint). Recorded with each tool; the workspace lane is chosen by "concurrency", not by this. A subcommand inherits its parent\'s value.',
+  );
+
+// The Rust ahma's format is free-form and only "path" means anything there too (normalize.ts drops
+// any other value, with a warning).
+const format = z
+  .string()
+  .min(1)
+  .describe(
+    '"path": the value is resolved against the working directory and refused outside the sandbox scope (on an array: each element). Any other value is accepted and ignored, with a warning.',
+  );
+
 const guidanceKey = z
   .string()
   .min(1)
@@ -56,7 +81,7 @@ const items = z
     type: itemType,
     description: z.string().optional(),
     enum: z.array(scalar).min(1).optional(),
-    format: z.literal('path').optional(),
+    format: format.optional(),
   })
   .describe('The type of each element of an array value.')
   .meta({ id: 'Items' });
@@ -74,12 +99,7 @@ export const argumentSchema = z
     type: valueType.describe('Value type; an "array" without "items" has string elements.'),
     description: z.string().optional(),
     required: z.boolean().optional().describe('The agent must supply a value. Default false.'),
-    format: z
-      .literal('path')
-      .optional()
-      .describe(
-        '"path": resolved against the working directory and refused outside the sandbox scope. On an array it applies to each element.',
-      ),
+    format: format.optional(),
     items: items.optional(),
     enum: z.array(scalar).min(1).optional().describe('The only values accepted.'),
     default: z
@@ -216,13 +236,8 @@ export const subcommandSchema = z
     guidance_key: guidanceKey.optional(),
     availability_check: availabilityCheck.optional(),
     install_instructions: installInstructions.optional(),
-    concurrency: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        'Rust ahma compatibility ("read_only", "service", …): accepted and ignored, with a warning; every Ahma operation runs in its own supervised process tree.',
-      ),
+    concurrency: concurrency.optional(),
+    mutates: mutates.optional(),
     options: z.array(argumentSchema).optional().describe('Flags, passed in declared order.'),
     positional_args: z
       .array(argumentSchema)
@@ -240,48 +255,75 @@ export const subcommandSchema = z
   })
   .meta({ id: 'Subcommand' });
 
-export const toolDefinitionSchema = z
-  .strictObject({
-    $schema: z.string().optional().describe('Path or URL of mtdf-schema.json, for editors.'),
-    name: identifier.describe('Tool name; MCP tools are named "<name>_<subcommand path>".'),
-    description,
-    command: z
-      .string()
-      .min(1)
-      .describe(
-        'Executable, optionally followed by fixed leading arguments separated by spaces ("python3 -m"); "sequence" for a sequence tool.',
-      ),
-    enabled: enabled.optional(),
-    timeout_seconds: timeoutSeconds.optional(),
-    synchronous: synchronous.optional(),
-    force_synchronous: forceSynchronous.optional(),
-    guidance_key: guidanceKey.optional(),
-    hints: hints.optional(),
-    availability_check: availabilityCheck.optional(),
-    install_instructions: installInstructions.optional(),
-    subcommand: z.array(subcommandSchema).min(1).optional(),
-    sequence: sequence.optional(),
-    step_delay_ms: stepDelayMs.optional(),
-    tool_type: toolTypeSchema.optional(),
-    livelog: livelogSchema.optional(),
-    sandbox_profiles: z
-      .array(z.enum(Object.keys(PROFILES)))
-      .min(1)
-      .optional()
-      .describe(
-        'Toolchain profiles (R7.14) the tools need: extra paths they read and write, such as a download cache. Granted only when the operator enables the bundle at start (--tools) or the profile (--profile); otherwise reported with the flag that enables them.',
-      ),
-    network: z
-      .enum(['none', 'proxy', 'host'])
-      .optional()
-      .describe(
-        "What this file's commands may reach on the network (R7.15, R7.16), when less than the server's --network: none (no socket but unix ones), proxy (only allowed hosts, through Ahma's egress proxy) or host. A file can only narrow the server's mode, never widen it.",
-      ),
-  })
-  .meta({
-    title: 'Ahma tool definition (MTDF)',
-    description: 'Turns a command-line program into MCP tools. See docs/ for every field.',
-  });
+// The keys of a tool's top level. The object is open (the Rust ahma's is: it keeps unknown keys for
+// its extensions): a key not listed here is accepted and ignored with a warning (normalize.ts).
+// Every level below stays strict, so a typo there is still an error with a did-you-mean.
+const toolDefinitionShape = {
+  $schema: z.string().optional().describe('Path or URL of mtdf-schema.json, for editors.'),
+  name: identifier.describe('Tool name; MCP tools are named "<name>_<subcommand path>".'),
+  description,
+  command: z
+    .string()
+    .min(1)
+    .describe(
+      'Executable, optionally followed by fixed leading arguments separated by spaces ("python3 -m"); "sequence" for a sequence tool.',
+    ),
+  enabled: enabled.optional(),
+  timeout_seconds: timeoutSeconds.optional(),
+  synchronous: synchronous.optional(),
+  force_synchronous: forceSynchronous.optional(),
+  guidance_key: guidanceKey.optional(),
+  hints: hints.optional(),
+  availability_check: availabilityCheck.optional(),
+  install_instructions: installInstructions.optional(),
+  subcommand: z.array(subcommandSchema).min(1).optional(),
+  sequence: sequence.optional(),
+  step_delay_ms: stepDelayMs.optional(),
+  tool_type: z
+    .union([
+      toolTypeSchema,
+      z
+        .string()
+        .min(1)
+        .describe(
+          'Any other kind (the Rust ahma hands it to an extension, e.g. "decompose"): the file loads with a warning and its tools are not offered.',
+        ),
+    ])
+    .optional()
+    .describe('The kind of tool. Default "command".'),
+  input_schema: z
+    .unknown()
+    .optional()
+    .describe(
+      "The Rust ahma's generated input schema: accepted and ignored, with a warning. Ahma generates each tool's inputSchema from its options and positional_args.",
+    ),
+  concurrency: concurrency.optional(),
+  mutates: mutates.optional(),
+  livelog: livelogSchema.optional(),
+  sandbox_profiles: z
+    .array(z.enum(Object.keys(PROFILES)))
+    .min(1)
+    .optional()
+    .describe(
+      'Toolchain profiles (R7.14) the tools need: extra paths they read and write, such as a download cache. Granted only when the operator enables the bundle at start (--tools) or the profile (--profile); otherwise reported with the flag that enables them.',
+    ),
+  network: z
+    .enum(['none', 'proxy', 'host'])
+    .optional()
+    .describe(
+      "What this file's commands may reach on the network (R7.15, R7.16), when less than the server's --network: none (no socket but unix ones), proxy (only allowed hosts, through Ahma's egress proxy) or host. A file can only narrow the server's mode, never widen it.",
+    ),
+};
+
+export const toolDefinitionSchema = z.looseObject(toolDefinitionShape).meta({
+  title: 'Ahma tool definition (MTDF)',
+  description:
+    'Turns a command-line program into MCP tools. See docs/ for every field. Other keys at this level are ignored, with a warning.',
+  additionalProperties: true,
+});
+
+/** The keys a tool's top level knows; any other is ignored with a warning. */
+export const TOOL_DEFINITION_KEYS: readonly string[] = Object.keys(toolDefinitionShape);
 
 export const toolGuidanceSchema = z
   .strictObject({
@@ -295,10 +337,12 @@ export const toolGuidanceSchema = z
     description: 'Guidance blocks prepended to tool descriptions.',
   });
 
-export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+// A definition as Ahma uses it: its known keys only (normalize.ts removes the others).
+export type ToolDefinition = z.output<z.ZodObject<typeof toolDefinitionShape>>;
 export type SubcommandDefinition = z.infer<typeof subcommandSchema>;
 export type ArgumentDefinition = z.infer<typeof argumentSchema>;
 export type SequenceStep = z.infer<typeof sequenceStep>;
 export type AvailabilityCheck = z.infer<typeof availabilityCheck>;
 export type Hints = z.infer<typeof hints>;
 export type ToolGuidance = z.infer<typeof toolGuidanceSchema>;
+export type WorkspaceLane = (typeof WORKSPACE_LANES)[number];

@@ -1,7 +1,8 @@
 // Checks that a schema cannot express, on one schema-valid definition: names, argument
 // declarations, inheritance and sequence shape. Cross-file checks live in definition-set.ts.
-import { diagnostic, jsonPointer, warning, type Diagnostic, type Severity } from './diagnostic.js';
+import { diagnostic, jsonPointer, warning, type Diagnostic, type Report } from './diagnostic.js';
 import {
+  DECLARABLE_META_PARAMETERS,
   DEFAULT_SEGMENT,
   isShellOrEnv,
   SEQUENCE_COMMAND,
@@ -18,8 +19,6 @@ import type { ArgumentDefinition, SubcommandDefinition, ToolDefinition } from '.
 
 /** Longest MCP tool name produced; several clients refuse longer ones. */
 export const MAX_TOOL_NAME_LENGTH = 64;
-
-type Report = (pointer: string, message: string, hint?: string, severity?: Severity) => void;
 
 export function checkDefinition(
   file: string,
@@ -250,6 +249,10 @@ function checkArguments(sub: SubcommandDefinition, pointer: string, report: Repo
         checkWorkingDirectory(parameter, at, report);
         return;
       }
+      if (DECLARABLE_META_PARAMETERS.has(parameter.name)) {
+        reportDeclaredMetaParameter(parameter.name, at, report);
+        return;
+      }
       if (isMetaParameter(parameter.name)) {
         report(
           `${at}/name`,
@@ -306,6 +309,26 @@ function checkWorkingDirectory(parameter: ArgumentDefinition, at: string, report
       );
     }
   }
+}
+
+/** What each meta-parameter the Rust ahma's files declare as an argument does instead. */
+const DECLARED_META_EFFECT: Readonly<Record<string, string>> = {
+  timeout_seconds: "sets this call's timeout",
+  execution_mode: 'chooses whether this call blocks',
+};
+
+/**
+ * A declared `timeout_seconds` or `execution_mode` (upstream's git.json declares the first on push,
+ * pull and fetch) is the meta-parameter, as upstream treats it: every tool takes it, with Ahma's own
+ * schema, so the declaration changes nothing and is never passed to the program.
+ */
+function reportDeclaredMetaParameter(name: string, at: string, report: Report): void {
+  report(
+    `${at}/name`,
+    `"${name}" is the meta-parameter: it ${DECLARED_META_EFFECT[name] ?? 'steers the call'} and is not passed to the program`,
+    `every tool takes "${name}" without declaring it; remove the declaration, or rename it if the program should get the value`,
+    'warning',
+  );
 }
 
 function checkArgument(
@@ -452,26 +475,35 @@ function checkPositionalOrder(
 }
 
 // Words that promise the opposite of how the leaf actually runs. A description that contradicts
-// the behaviour misleads the agent into waiting for a push that never comes (or the reverse).
+// the behaviour misleads the agent into waiting for a push that never comes (or the reverse). It
+// is a warning: the wording can be read more than one way, and upstream has no such check.
 const promisesBackground =
   /\b(runs? in the background|in the background|asynchronous(ly)?|returns? an? operation[ _]id|result (is|will be) pushed)\b/i;
 const promisesBlocking =
   /\b(synchronous(ly)?|blocks? until|waits? (until|for) (it|the command) (to )?(finish|complete)s?)\b/i;
 
+// A contrast or a negation describes something else ("unlike tasks which run asynchronously",
+// "does not block"): from such a word to the end of its sentence is not a promise about this tool.
+const contrast =
+  /\b(unlike|rather than|instead of|as opposed to|in contrast to|compared (to|with)|whereas|not|cannot|never|without|no longer|\w+n't)\b[^.;!?\n]*/gi;
+
 function checkLeafDescription(leaf: ToolLeaf, report: Report): void {
   const pointer = `${leaf.pointer}/description`;
-  if (leaf.synchronous && promisesBackground.test(leaf.baseDescription)) {
+  const promises = leaf.baseDescription.replace(contrast, ' ');
+  if (leaf.synchronous && promisesBackground.test(promises)) {
     report(
       pointer,
       "this synchronous tool's description promises background work",
       'reword it, or remove "synchronous": true',
+      'warning',
     );
   }
-  if (!leaf.synchronous && promisesBlocking.test(leaf.baseDescription)) {
+  if (!leaf.synchronous && promisesBlocking.test(promises)) {
     report(
       pointer,
       "this asynchronous tool's description promises to block until done",
       'reword it, or set "synchronous": true',
+      'warning',
     );
   }
 }

@@ -2,6 +2,7 @@
 // failed | timed_out | cancelled), completion events for the server to push, and a bounded history.
 import { randomBytes } from 'node:crypto';
 import { AhmaError } from '../errors.js';
+import type { LanePlace, WorkspaceLanes } from '../lanes/workspace-lanes.js';
 import type { ExecutionResult, ExecutionStatus } from '../process/execution-types.js';
 import { timerDelay } from '../process/timer.js';
 
@@ -17,6 +18,8 @@ export interface OperationSnapshot {
   readonly result: OperationResult | undefined;
   /** The reason given to cancel(), when it was cancelled. */
   readonly cancelReason: string | undefined;
+  /** Where it waits for its workspace (an exclusive call queued behind another), if it does. */
+  readonly queued?: LanePlace | undefined;
 }
 
 /** A finished operation's result: the execution result, or a summary for multi-step runs. */
@@ -70,6 +73,8 @@ export interface OperationManagerOptions {
   readonly historyBytes?: number;
   /** Receives errors thrown by completion listeners, which must not stop the other listeners. */
   readonly onListenerError?: (error: unknown) => void;
+  /** The workspace lanes operations wait in: a snapshot says where it waits. */
+  readonly lanes?: WorkspaceLanes | undefined;
 }
 
 interface Entry {
@@ -92,6 +97,7 @@ export class OperationManager {
   readonly #historyBytes: number;
   readonly #onListenerError: (error: unknown) => void;
   readonly #hooks: OperationHooks;
+  readonly #lanes: WorkspaceLanes | undefined;
   /** Running and finished operations in start order; finished ones are evicted oldest first. */
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<CompletionListener>();
@@ -108,6 +114,7 @@ export class OperationManager {
     this.#historyBytes = options.historyBytes ?? 32 * 1024 * 1024;
     this.#onListenerError = options.onListenerError ?? (() => undefined);
     this.#hooks = hooks;
+    this.#lanes = options.lanes;
   }
 
   /** Starts `task` in the background and returns its operation at once. */
@@ -297,6 +304,7 @@ export class OperationManager {
       result:
         entry.result === undefined || present === undefined ? entry.result : present(entry.result),
       cancelReason: entry.cancelReason,
+      ...(entry.status === 'running' ? { queued: this.#lanes?.placeOf(entry.id) } : {}),
     };
   }
 }

@@ -67,6 +67,17 @@ export interface ExecutionRequest {
    * without input or output. Spawned on its own, never in a warm shell.
    */
   readonly interactive?: InteractiveRequest | undefined;
+  /**
+   * Workspace lanes, `read_only`: the command may not write inside the scope (the sandbox refuses
+   * it), and git takes no optional locks (GIT_OPTIONAL_LOCKS=0: `git status` beside a writer).
+   * Spawned on its own, not in a warm shell (the pool's shells may write the scope).
+   */
+  readonly readOnly?: boolean | undefined;
+  /**
+   * Variables set for this command on top of the server's command environment (a livelog tool's
+   * `env`): values, never interpreted by a shell. The egress proxy's variables still win.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface ExecutorOptions {
@@ -190,15 +201,26 @@ export class Executor {
     let result: ExecutionResult;
     let refusals: NetworkRefusal[];
     try {
+      const extraEnv = request.env === undefined ? pass?.env : { ...request.env, ...pass?.env };
       // A confinement of its own needs a helper of its own (the pool's carries the server's).
+      const readOnlyScope = request.readOnly === true && sandbox.mechanism !== 'none';
       const own =
-        network !== sandbox.network || writable.length > 0 || request.interactive !== undefined
-          ? { network, proxyPort: gate?.port, writable, pty: request.interactive?.pty }
+        network !== sandbox.network ||
+        writable.length > 0 ||
+        request.interactive !== undefined ||
+        readOnlyScope
+          ? {
+              network,
+              proxyPort: gate?.port,
+              writable,
+              pty: request.interactive?.pty,
+              readOnlyScope,
+            }
           : undefined;
       const running =
         (own === undefined
-          ? this.#options.pool?.take(request.command, request.cwd, pass?.env)
-          : undefined) ?? runningChild(this.#spawn(request, pass?.env, own));
+          ? this.#options.pool?.take(request.command, request.cwd, extraEnv)
+          : undefined) ?? runningChild(this.#spawn(request, extraEnv, own));
       result = await this.#supervise(running, request, started);
     } finally {
       refusals = pass?.end() ?? [];
@@ -237,7 +259,12 @@ export class Executor {
         : { TERM: 'xterm-256color', COLUMNS: String(pty.cols), LINES: String(pty.rows) };
     const child = spawn(file, args, {
       cwd: request.cwd,
-      env: { ...this.#options.env, ...passEnv, ...terminal },
+      env: {
+        ...this.#options.env,
+        ...passEnv,
+        ...terminal,
+        ...(request.readOnly === true ? { GIT_OPTIONAL_LOCKS: '0' } : {}),
+      },
       // stdin is /dev/null but for an interactive command; the helper merges the command's stderr
       // into stdout, and its own messages arrive on stderr.
       stdio: [request.interactive === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -143,6 +143,11 @@ export interface OwnConfinement {
   readonly writable?: readonly string[] | undefined;
   /** R15.4: a pseudo-terminal of this size for the command (Linux; the helper opens it). */
   readonly pty?: { readonly cols: number; readonly rows: number } | undefined;
+  /**
+   * Workspace lanes, `read_only`: nothing inside the scope may be written (it stays readable);
+   * the temp directory, the caches and the other writable paths stay writable.
+   */
+  readonly readOnlyScope?: boolean | undefined;
 }
 
 export interface CommandLine {
@@ -206,13 +211,19 @@ function networkFlags(network: CheckedNetwork, abi: number): string[] {
 }
 
 /** A command's own confinement as helper flags beyond the server's, network checked like it. */
-function ownFlags(own: OwnConfinement, abi: number): { network?: string[]; more: string[] } {
+function ownFlags(
+  own: OwnConfinement,
+  abi: number,
+  scope: string,
+): { network?: string[]; more: string[] } {
   return {
     ...(own.network === undefined
       ? {}
       : { network: networkFlags(checkedNetwork(own.network, own.proxyPort), abi) }),
     more: [
-      ...(own.writable ?? []).flatMap((path) => ['--rw', path]),
+      ...(own.writable ?? []).flatMap((path) =>
+        own.readOnlyScope === true && isInside(path, scope) ? [] : ['--rw', path],
+      ),
       ...(own.pty === undefined
         ? []
         : ['--pty', `${String(own.pty.cols)}x${String(own.pty.rows)}`]),
@@ -280,6 +291,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         : [],
   );
   const writeFlags = rules.flatMap((rule) => (rule.access === 'write' ? ['--rw', rule.path] : []));
+  // A read_only call's writes: the scope's write rules become read rules.
+  const readOnlyScopeFlags = rules.flatMap((rule) =>
+    rule.access !== 'write'
+      ? []
+      : isInside(rule.path, options.scope)
+        ? ['--read', rule.path]
+        : ['--rw', rule.path],
+  );
 
   const grace = ['--grace-ms', String(options.graceMs ?? 2000)];
   // --scope: the helper checks where a command really starts (after its change of directory), so
@@ -326,7 +345,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         ...unconfined,
         refreshHandoff: () => false,
         ...linuxHelper(
-          (own) => ['--unconfined', ...grace, ...(own === undefined ? [] : ownFlags(own, 0).more)],
+          (own) => [
+            '--unconfined',
+            ...grace,
+            ...(own === undefined ? [] : ownFlags(own, 0, options.scope).more),
+          ],
           ['--unconfined'],
         ),
       };
@@ -374,10 +397,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     // R7.16: refused now rather than at the first command (the helper would refuse it too).
     const serverNetwork = networkFlags(network, probe.abi);
     const flags = (own?: OwnConfinement) => {
-      const extra = own === undefined ? undefined : ownFlags(own, probe.abi);
+      const extra = own === undefined ? undefined : ownFlags(own, probe.abi, options.scope);
       return [
         ...readFlags,
-        ...writeFlags,
+        ...(own?.readOnlyScope === true ? readOnlyScopeFlags : writeFlags),
         ...(extra?.more ?? []),
         ...handoff.protect.flatMap((path) => ['--protect', path]),
         ...handoff.pin.flatMap((path) => ['--pin', path]),
@@ -426,10 +449,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         const mode =
           own.network === undefined ? network : checkedNetwork(own.network, own.proxyPort);
         return seatbeltLine(
-          seatbeltProfile([...writable, ...(own.writable ?? [])], reads, {
-            mode: mode.network,
-            proxyPort: mode.proxyPort,
-          }),
+          seatbeltProfile(
+            [...writable, ...(own.writable ?? [])].filter(
+              (path) => own.readOnlyScope !== true || !isInside(path, options.scope),
+            ),
+            reads,
+            {
+              mode: mode.network,
+              proxyPort: mode.proxyPort,
+            },
+          ),
           argv,
         );
       },

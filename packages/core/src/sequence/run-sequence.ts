@@ -51,6 +51,8 @@ export interface SequenceOptions {
   readonly caller?: ExecutionRequest['caller'];
   /** R15.2: the call's output budget (`max_output_tokens`), for each step and the transcript. */
   readonly maxOutputTokens?: number | undefined;
+  /** Workspace lanes: a read_only sequence's steps may not write the scope (ExecutionRequest). */
+  readonly readOnly?: boolean | undefined;
 }
 
 export async function runSequence(
@@ -154,6 +156,7 @@ async function runStep(
         onOutput: options.onOutput,
         caller: options.caller,
         maxOutputTokens: options.maxOutputTokens,
+        readOnly: options.readOnly,
       });
     } catch (error) {
       // Refused by the executor (an argument with a NUL byte): the transcript goes on.

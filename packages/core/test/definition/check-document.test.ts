@@ -92,7 +92,12 @@ describe('DocumentChecker: zod first, ajv for the diagnostics', () => {
   it('R5.2: a document zod refuses still gets the full ajv diagnostics', () => {
     const check = new DocumentChecker().checkDefinition(
       'bad.json',
-      JSON.stringify({ name: 'x', description: 'd', command: 'x', colour: 'red' }),
+      JSON.stringify({
+        name: 'x',
+        description: 'd',
+        command: 'x',
+        subcommand: [{ name: 'a', description: 'd', colour: 'red' }],
+      }),
     );
     expect(check.ok).toBe(false);
     if (check.ok) return;

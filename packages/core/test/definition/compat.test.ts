@@ -193,16 +193,10 @@ describe('SPEC §2 compat: hints, concurrency, skip_subcommand_args', () => {
     ]);
   });
 
-  it('R5.2: a subcommand\'s "concurrency" is accepted with a warning saying it has no effect', () => {
+  it('SPEC §2 compat: a subcommand\'s "concurrency" is accepted without a warning and is its lane', () => {
     const outcome = checkDocuments({ 'tool.json': toolWithLeaf({ concurrency: 'read_only' }) });
-    expect(outcome.accepted).toHaveLength(1);
-    expect(outcome.diagnostics).toEqual([
-      expect.objectContaining({
-        pointer: '/subcommand/0/concurrency',
-        message: '"concurrency" has no effect in Ahma',
-        severity: 'warning',
-      }),
-    ]);
+    expect(outcome.diagnostics).toEqual([]);
+    expect(outcome.accepted[0]?.leaves[0]?.lane).toBe('read_only');
   });
 
   it('SPEC §2 compat: availability_check.skip_subcommand_args is accepted', () => {

@@ -83,6 +83,7 @@ describe('leafInputSchema', () => {
       'max_output_tokens',
       'pty',
       'stdin',
+      'concurrency',
     ]);
   });
 

@@ -18,7 +18,10 @@ const DIRS = [
   join(ROOT, 'tools'),
   join(ROOT, '.ahma', 'tools'),
   SHELL_FIXTURES,
-  ...['valid', 'catalog', 'upstream-ahma', 'warnings'].map((name) => join(FIXTURES, name)),
+  ...['valid', 'catalog', 'upstream-ahma', 'upstream-round2', 'warnings'].map((name) =>
+    join(FIXTURES, name),
+  ),
+  join(FIXTURES, 'upstream-round2', 'ahma-tools-2025-12'),
 ].filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true);
 
 describe('SPEC §2: input schemas of every tool file', () => {

@@ -131,7 +131,7 @@ describe('loadTools', () => {
     expect(result.diagnostics).toEqual([
       {
         file: join(scratch, 'unknown-key.json'),
-        pointer: '/timeout_secnds',
+        pointer: '/subcommand/0/timeout_secnds',
         message: 'unknown key "timeout_secnds"',
         hint: 'did you mean "timeout_seconds"?',
         severity: 'error',

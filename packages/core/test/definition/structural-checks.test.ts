@@ -54,9 +54,9 @@ describe('JSON syntax', () => {
 });
 
 describe('schema checks', () => {
-  it('R5.2: an unknown key is an error with a did-you-mean hint', async () => {
+  it('R5.2: an unknown key below the top level is an error with a did-you-mean hint', async () => {
     const d = await onlyDiagnostic('unknown-key.json');
-    expect(d.pointer).toBe('/timeout_secnds');
+    expect(d.pointer).toBe('/subcommand/0/timeout_secnds');
     expect(d.message).toBe('unknown key "timeout_secnds"');
     expect(d.hint).toBe('did you mean "timeout_seconds"?');
   });
@@ -83,15 +83,11 @@ describe('schema checks', () => {
   });
 
   it('R5.2: an unknown key nothing resembles lists the allowed keys', () => {
-    const [d, ...rest] = diagnosticsFor({
-      name: 'x',
-      description: 'd',
-      command: 'x',
-      colour: 'red',
-    });
+    const [d, ...rest] = diagnosticsFor(toolWithLeaf({ colour: 'red' }));
     expect(rest).toEqual([]);
-    expect(d?.pointer).toBe('/colour');
-    expect(d?.hint).toMatch(/^allowed: \$schema, name, description, command, /);
+    expect(d?.pointer).toBe('/subcommand/0/colour');
+    expect(d?.severity).toBe('error');
+    expect(d?.hint).toMatch(/^allowed: name, description, enabled, /);
   });
 
   it('R5.2: a missing required key is an error at the pointer of the key to add', async () => {
@@ -106,7 +102,7 @@ describe('schema checks', () => {
     expect(d.message).toBe('must be a boolean');
   });
 
-  it('R5.1: all errors of a file are reported at once (ajv allErrors)', () => {
+  it('R5.1: all errors of a file are reported at once (ajv allErrors), with the top-level keys it ignores', () => {
     const diagnostics = diagnosticsFor({
       name: 'x',
       description: 'd',

@@ -13,7 +13,6 @@ const JSON_POINTER = /^(\/([^~/]|~[01])*)*$/;
 /** Where each broken fixture must be reported: the one pointer of the one check it fails. */
 const expectedPointers: Readonly<Record<string, string>> = {
   'after-double-dash-on-option.json': '/subcommand/0/options/0/after_double_dash',
-  'async-description-promises-blocking.json': '/subcommand/0/description',
   'default-not-in-enum.json': '/subcommand/0/options/0/default',
   'default-type-mismatch.json': '/subcommand/0/options/0/default',
   'duplicate-json-key.json': '/description',
@@ -33,11 +32,10 @@ const expectedPointers: Readonly<Record<string, string>> = {
   'sequence-missing-tool.json': '/sequence/0/tool',
   'sequence-parameter-unused.json': '/subcommand/0/options/0/name',
   'sequence-unknown-step-arg.json': '/sequence/0/args/comand',
-  'sync-description-promises-background.json': '/subcommand/0/description',
   'timeout-above-maximum.json': '/timeout_seconds',
   'timeout-below-minimum.json': '/timeout_seconds',
   'top-level-sequence-without-sequence-command.json': '/sequence',
-  'unknown-key.json': '/timeout_secnds',
+  'unknown-key.json': '/subcommand/0/timeout_secnds',
   'wrong-type.json': '/synchronous',
 };
 
@@ -76,7 +74,7 @@ describe('validateToolFiles', () => {
     const [d] = report.files[0]?.diagnostics ?? [];
     if (d === undefined) throw new Error('no diagnostic');
     expect(formatDiagnostic(d)).toBe(
-      `${fixture('broken', 'unknown-key.json')}#/timeout_secnds: unknown key "timeout_secnds" (did you mean "timeout_seconds"?)`,
+      `${fixture('broken', 'unknown-key.json')}#/subcommand/0/timeout_secnds: unknown key "timeout_secnds" (did you mean "timeout_seconds"?)`,
     );
     expect(
       formatDiagnostic({

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LivelogSettings } from '../../src/definition/livelog-settings.js';
 import { DetectorError, type Detector, type Verdict } from '../../src/livelog/detector.js';
 import { MAX_PENDING_CHUNKS } from '../../src/livelog/monitor.js';
+import { resolveLivelogStart } from '../../src/livelog/start.js';
 import { livelogTask } from '../../src/livelog/task.js';
 import type { OperationAlert, OperationSnapshot } from '../../src/operations/operations.js';
 import {
@@ -34,6 +35,10 @@ const settings = (script: string, overrides: Partial<LivelogSettings> = {}): Liv
   chunkMaxSeconds: 30,
   cooldownSeconds: 0,
   llmTimeoutSeconds: 5,
+  parameters: [],
+  env: {},
+  clearArgs: undefined,
+  prefilter: undefined,
   ...overrides,
 });
 
@@ -70,6 +75,7 @@ function start(livelog: LivelogSettings, detector: Detector) {
       executor: engine.executor,
       operations: engine.operations,
       settings: livelog,
+      start: resolveLivelogStart(livelog, {}, {}),
       cwd: engine.sandbox.scope,
       env: {},
       detector,

@@ -79,6 +79,7 @@ describe('registeredInputSchema', () => {
       'max_output_tokens',
       'pty',
       'stdin',
+      'concurrency',
     ]);
     expect(schema).toMatchObject({
       type: 'object',
@@ -113,6 +114,7 @@ describe('registeredInputSchema', () => {
       'max_output_tokens',
       'pty',
       'stdin',
+      'concurrency',
     ]);
     expect('required' in schema).toBe(false);
   });

@@ -80,16 +80,24 @@ export async function runOperation(
   const { operations } = settings;
   const operation = operations.start(name, task, { owner: call.owner });
   call.started?.(operation.id);
+  // A call queued behind another writer of its workspace answers at once that it waits, and for
+  // whom, rather than after the inline wait (unless it blocks: then it waits its turn).
   const waitMs =
     call.detached === true
       ? 0
       : blocking || call.keepOpen === true
         ? undefined
-        : settings.inlineWaitMs;
+        : operation.queued === undefined
+          ? settings.inlineWaitMs
+          : 0;
   if (waitMs !== 0) {
     const onAbort = () => operations.cancel(operation.id, 'the client cancelled the request');
     call.signal.addEventListener('abort', onAbort, { once: true });
     const stop = startHeartbeat(call.progress, settings.heartbeatMs, (seconds) => {
+      const queued = operations.status([operation.id])[0]?.queued;
+      if (queued !== undefined) {
+        return `${operation.id} (${name}) waiting ${String(seconds)} s for its workspace, behind ${queued.behind} (${String(queued.position)} in line)`;
+      }
       const line = lastLine?.();
       const running = `${operation.id} (${name}) running for ${String(seconds)} s`;
       return line === undefined ? running : `${running}; last output: ${line}`;

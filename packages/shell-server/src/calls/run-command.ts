@@ -5,6 +5,7 @@ import {
   type callInteractive,
   type Command,
   type Engine,
+  type Lane,
   type NetworkMode,
   type OperationSnapshot,
 } from '@ahma/core';
@@ -12,6 +13,7 @@ import type { Logger } from 'pino';
 import { audit } from './audit.js';
 import { LastLine } from './last-line.js';
 import { askAboutRefusals } from './grants.js';
+import { inLane, laneCall, waitingTwin } from './lane.js';
 import { runOperation, type CallContext, type RunnerSettings } from './operation-runner.js';
 
 /** A command ready to run: what, where, for how long, and what to clean up afterwards. */
@@ -26,6 +28,8 @@ export interface PreparedCommand {
   readonly maxOutputTokens?: number | undefined;
   /** R15.4: the call talks to the command while it runs (`pty`, `stdin: "open"`). */
   readonly interactive?: ReturnType<typeof callInteractive>;
+  /** Its workspace lane (docs/tool-definitions.md, "Workspace lanes"); default `exclusive`. */
+  readonly lane?: Lane | undefined;
   cleanup(): Promise<void>;
 }
 
@@ -36,7 +40,7 @@ export interface CommandSettings extends RunnerSettings {
   readonly defaultTimeoutSeconds: number;
 }
 
-export function runCommand(
+export async function runCommand(
   settings: CommandSettings,
   name: string,
   blocking: boolean,
@@ -49,13 +53,26 @@ export function runCommand(
   // R15.4: an interactive command waits for its input: the call never blocks on it, answers soon
   // (a quick one, like `tty`, still with its result), and is never kept open for it.
   const interactive = prepared.interactive !== undefined;
+  // An interactive command waits for its person or agent: holding the workspace meanwhile would
+  // stall every writer, so it runs beside them (the service lane).
+  const lane = laneCall(
+    engine,
+    interactive ? 'service' : (prepared.lane ?? 'exclusive'),
+    prepared.cwd,
+    [name, commandArgv(prepared.command)],
+  );
+  const twin = await waitingTwin(engine, lane, blocking, call.signal);
+  if (twin !== undefined) {
+    await prepared.cleanup();
+    return twin;
+  }
   return runOperation(
     interactive
       ? { ...settings, inlineWaitMs: Math.min(settings.inlineWaitMs, INTERACTIVE_WAIT_MS) }
       : settings,
     name,
     blocking && !interactive,
-    async (signal, id) => {
+    inLane(engine, lane, async (signal, id) => {
       try {
         const ran = await engine.executor.run({
           command: prepared.command,
@@ -68,6 +85,7 @@ export function runCommand(
           network: prepared.network,
           maxOutputTokens: prepared.maxOutputTokens,
           interactive: prepared.interactive,
+          readOnly: lane.lane === 'read_only',
         });
         // R7.18: a host the proxy refused may be allowed by the person, if they can be asked.
         const result = await askAboutRefusals(ran, {
@@ -92,7 +110,7 @@ export function runCommand(
       } finally {
         await prepared.cleanup();
       }
-    },
+    }),
     interactive ? { ...call, keepOpen: false } : call,
     () => output.line,
   );

@@ -39,7 +39,7 @@ export function pushCompletions(
   return engine.operations.onComplete((snapshot) => {
     if (!answeredStarted.delete(snapshot.id)) return;
     const result = commandResult(snapshot);
-    if (result.status === 'running') return;
+    if (result.status === 'running' || result.status === 'queued') return;
     piggyback.finished(snapshot);
     if (claudeChannel) {
       server

@@ -55,7 +55,9 @@ export class Piggyback {
 /** One finished operation as the model reads it: how it ended, its last lines, where the rest is. */
 function describe(snapshot: OperationSnapshot): string {
   const result = commandResult(snapshot);
-  if (result.status === 'running') return `${snapshot.id} (${snapshot.tool}) is running`;
+  if (result.status === 'running' || result.status === 'queued') {
+    return `${snapshot.id} (${snapshot.tool}) is ${result.status}`;
+  }
   const how =
     result.status === 'completed' || result.status === 'failed'
       ? `exit code ${String(result.exit_code)}`

@@ -2,7 +2,7 @@
 // and one shape for success and failure (a failed command is a tool result with isError, never a
 // JSON-RPC error).
 import { AHMA_ERROR_CODES, type AhmaErrorCode } from '@ahma/core';
-import type { OperationSnapshot, StepRecord } from '@ahma/core';
+import type { LanePlace, OperationSnapshot, StepRecord } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** The structured result of a finished command. */
@@ -40,8 +40,11 @@ export const COMMAND_OUTPUT_SCHEMA = {
     tool: { type: 'string' },
     status: {
       type: 'string',
-      enum: ['started', 'running', 'completed', 'failed', 'timed_out', 'cancelled'],
+      enum: ['started', 'queued', 'running', 'completed', 'failed', 'timed_out', 'cancelled'],
     },
+    queued_behind: { type: 'string' },
+    queue_position: { type: 'integer' },
+    workspace: { type: 'string' },
     exit_code: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
     output: { type: 'string' },
     truncated: { type: 'boolean' },
@@ -82,8 +85,11 @@ export const OPERATIONS_OUTPUT_SCHEMA = {
 /** A snapshot as the structured result: the finished fields once it has finished. */
 export function commandResult(
   snapshot: OperationSnapshot,
-): CommandResult | { operation_id: string; tool: string; status: 'running' } {
+): CommandResult | RunningResult | QueuedResult {
   const result = snapshot.result;
+  if (result === undefined && snapshot.queued !== undefined) {
+    return { operation_id: snapshot.id, tool: snapshot.tool, ...queuedFields(snapshot.queued) };
+  }
   if (result === undefined)
     return { operation_id: snapshot.id, tool: snapshot.tool, status: 'running' };
   return {
@@ -127,7 +133,7 @@ export function describeFinished(result: CommandResult): string {
 
 export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
   const result = commandResult(snapshot);
-  if (result.status === 'running') return startedResult(snapshot);
+  if (result.status === 'running' || result.status === 'queued') return startedResult(snapshot);
   return {
     content: [{ type: 'text', text: describeFinished(result) }],
     structuredContent: { ...result },
@@ -137,6 +143,20 @@ export function finishedResult(snapshot: OperationSnapshot): CallToolResult {
 
 /** The answer of an async call still running: its id, and how its result will arrive (R2.2, R2.7). */
 export function startedResult(snapshot: OperationSnapshot): CallToolResult {
+  const { queued } = snapshot;
+  if (queued !== undefined) {
+    const text =
+      `${snapshot.tool} is queued as operation ${snapshot.id}: another call is writing its workspace ${queued.workspace}, so it waits behind ${queued.behind} (${ordinal(queued.position)} in line) and starts when the workspace is free. ` +
+      `Sending the same call again does not run it twice. Its result is put before the result of your next tool call once it has run; \`status\` shows the line, \`await\` with ids ["${snapshot.id}"] waits for it, \`cancel\` takes it out.`;
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: {
+        operation_id: snapshot.id,
+        tool: snapshot.tool,
+        ...queuedFields(queued),
+      },
+    };
+  }
   const text =
     `Started ${snapshot.tool} as operation ${snapshot.id}; it is still running. ` +
     `Once it finishes, its result is put before the result of your next tool call (any tool), once; continue with other work meanwhile. ` +
@@ -146,6 +166,34 @@ export function startedResult(snapshot: OperationSnapshot): CallToolResult {
     structuredContent: { operation_id: snapshot.id, status: 'started', tool: snapshot.tool },
   };
 }
+
+interface RunningResult {
+  readonly operation_id: string;
+  readonly tool: string;
+  readonly status: 'running';
+}
+
+/** An exclusive call waiting for its workspace (docs/tool-definitions.md, "Workspace lanes"). */
+export interface QueuedResult {
+  readonly operation_id: string;
+  readonly tool: string;
+  readonly status: 'queued';
+  readonly queued_behind: string;
+  readonly queue_position: number;
+  readonly workspace: string;
+}
+
+function queuedFields(place: LanePlace) {
+  return {
+    status: 'queued' as const,
+    queued_behind: place.behind,
+    queue_position: place.position,
+    workspace: place.workspace,
+  };
+}
+
+const ordinal = (n: number) =>
+  `${String(n)}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 
 /** The structured part of a refused call: the error's stable code and its message. */
 export interface ToolErrorContent {

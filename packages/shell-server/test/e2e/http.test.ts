@@ -66,7 +66,11 @@ describe('ahma-shell --mode http', () => {
         [legacy, 'legacy'],
       ] as const) {
         const started = structured<StartedResult>(
-          await client.call('sandboxed_shell', { command: `exec -a ${marker}-${who} sleep 300` }),
+          // Beside each other, not two writers taking turns (SPEC §14 lanes).
+          await client.call('sandboxed_shell', {
+            command: `exec -a ${marker}-${who} sleep 300`,
+            concurrency: 'service',
+          }),
         );
         expect(started.status).toBe('started');
       }

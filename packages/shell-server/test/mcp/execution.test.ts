@@ -268,7 +268,8 @@ describe('asynchronous calls', () => {
   it('R2.3: await gives up after its timeout_seconds and reports the operation still running', async () => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
-      await server.call('sandboxed_shell', { command: 'sleep 30' }),
+      // Beside the writers that follow (SPEC §14 lanes): e2e_sync must not wait for it.
+      await server.call('sandboxed_shell', { command: 'sleep 30', concurrency: 'service' }),
     );
     const started = Date.now();
     const result = await server.call('await', { ids: [operation_id], timeout_seconds: 0.5 });
@@ -282,7 +283,8 @@ describe('asynchronous calls', () => {
   it('SPEC §3: status is a non-blocking snapshot of running and finished operations', async () => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const running = structured<StartedResult>(
-      await server.call('sandboxed_shell', { command: 'sleep 30' }),
+      // Beside the writers that follow (SPEC §14 lanes): e2e_sync must not wait for it.
+      await server.call('sandboxed_shell', { command: 'sleep 30', concurrency: 'service' }),
     );
     const done = structured<CommandResult>(await server.call('e2e_sync', { value: 'v' }));
     const started = Date.now();

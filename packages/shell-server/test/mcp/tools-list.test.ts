@@ -107,9 +107,9 @@ describe('tools/list', () => {
     const rejected = log.lines.filter((line) => String(line['msg']).includes('typo.json'));
     expect(rejected.length, log.text).toBeGreaterThan(0);
     // File, JSON pointer and the fix hint all reach the log.
-    expect(rejected[0]).toMatchObject({ level: 40, pointer: '/synchronus' });
+    expect(rejected[0]).toMatchObject({ level: 40, pointer: '/subcommand/0/synchronus' });
     expect(String(rejected[0]?.['msg'])).toMatch(
-      /typo\.json#\/synchronus: unknown key "synchronus".*did you mean "synchronous"/,
+      /typo\.json#\/subcommand\/0\/synchronus: unknown key "synchronus".*did you mean "synchronous"/,
     );
   });
 

@@ -87,7 +87,8 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     await seat().mkdir(join(seat().scope, 'race-dir'));
     const racer = await server().start(
       `ln -s ${target} race-link && ${seat().x('swap-race', 'race-dir', 'race-link', 30, 200)}`,
-      { timeout_seconds: 60 },
+      // It swaps while the calls below run: beside them, not a writer they wait for (§14 lanes).
+      { timeout_seconds: 60, concurrency: 'service' },
     );
     const cwds: string[] = [];
     let refused = 0;

@@ -386,6 +386,8 @@ async function openUp(path: string): Promise<void> {
 export interface RunOptions {
   readonly working_directory?: string;
   readonly timeout_seconds?: number;
+  /** SPEC §14 lanes: `service` runs beside the workspace's writers (a bystander, a victim). */
+  readonly concurrency?: 'exclusive' | 'read_only' | 'service';
 }
 
 /** One running ahma-shell and its SDK client. */

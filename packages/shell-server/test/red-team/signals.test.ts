@@ -41,6 +41,7 @@ async function bystander(server: Server, seconds = 3): Promise<Bystander> {
   const marker = `ahma-redteam-${randomBytes(5).toString('hex')}`;
   const id = await server.start(`( exec -a ${marker} sleep ${String(seconds)} ); echo survived`, {
     timeout_seconds: 60,
+    concurrency: 'service', // it runs beside the attack, which takes the workspace's lane
   });
   const sleeper = await waitFor(
     async () => (await processes()).find((info) => info.cmdline.startsWith(marker)),

@@ -2,6 +2,7 @@
 // runs in the sandbox; a leaf with a sequence runs its steps instead (sequence.ts).
 import {
   callInteractive,
+  callLane,
   callMaxOutputTokens,
   prepareInvocation,
   type LoadedTool,
@@ -36,12 +37,13 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       const invalid = invalidArguments(context, tool, args);
       if (invalid !== undefined) return invalid;
       if (loaded.leaf.sequence !== undefined) return runSequenceTool(context, loaded, args, call);
-      const prepared = await refusing(() =>
-        prepareInvocation(loaded.leaf, args, {
+      const prepared = await refusing(() => {
+        callLane(loaded.name, loaded.leaf.lane, args); // refused before anything is prepared
+        return prepareInvocation(loaded.leaf, args, {
           scope: context.engine.sandbox.scope,
           tempRoot: context.engine.state.argsDir,
-        }),
-      );
+        });
+      });
       if (isRefusal(prepared)) return prepared;
       const snapshot = await runCommand(
         context,
@@ -53,6 +55,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
           network: loaded.leaf.network,
           maxOutputTokens: callMaxOutputTokens(args),
           interactive: callInteractive(args),
+          lane: callLane(loaded.name, loaded.leaf.lane, args),
         },
         call,
       );

@@ -7,6 +7,7 @@
 import {
   callMaxOutputTokens,
   livelogTask,
+  resolveLivelogStart,
   resolveWorkingDirectory,
   type LoadedTool,
   type OperationSnapshot,
@@ -41,7 +42,6 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
     outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
     execution: RUNS_AS_TASK,
   };
-  const argv = [settings.sourceCommand, ...settings.sourceArgs];
   return {
     tool,
     fromWords: () => ({}),
@@ -56,6 +56,11 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         ),
       );
       if (isRefusal(cwd)) return cwd;
+      // The call's parameters in source_args and env, and the endpoint's variables: a problem
+      // refuses the call before anything runs (upstream's resolve_runtime).
+      const start = await refusing(() => resolveLivelogStart(settings, args, context.env));
+      if (isRefusal(start)) return start;
+      const auditLog = { logger: context.logger, scope: engine.sandbox.scope };
       // A monitor runs until cancelled: only a timeout the call or the file asks for applies,
       // never the server's default command timeout.
       const timeout = args['timeout_seconds'];
@@ -64,11 +69,17 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         executor: engine.executor,
         operations: engine.operations,
         settings,
+        start,
         cwd,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
         maxOutputTokens: callMaxOutputTokens(args),
         env: context.env,
         logger: context.logger,
+        onClear: (argv, result, operation) =>
+          audit(auditLog, { operation, tool: loaded.name, argv, cwd, result }),
+        // Like any command of the file: its network mode, and who calls for the egress proxy.
+        network: loaded.leaf.network,
+        caller: { tool: loaded.name, owner: call.owner },
       });
       // A monitor runs until cancelled: the call never blocks (not even with --sync) and answers
       // at once, without an inline wait that could only delay it, even for a client that would
@@ -79,10 +90,7 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
         false,
         async (signal, id) => {
           const result = await task(signal, id);
-          audit(
-            { logger: context.logger, scope: engine.sandbox.scope },
-            { operation: id, tool: loaded.name, argv, cwd, result },
-          );
+          audit(auditLog, { operation: id, tool: loaded.name, argv: start.argv, cwd, result });
           return result;
         },
         { ...call, keepOpen: false },

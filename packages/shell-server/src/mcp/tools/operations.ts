@@ -94,13 +94,21 @@ function operationsAnswer(
       ? `${heading}: no operations.`
       : operations
           .map((o) =>
-            o.status === 'running' ? `${o.operation_id} running (${o.tool})` : describeFinished(o),
+            o.status === 'running'
+              ? `${o.operation_id} running (${o.tool})`
+              : o.status === 'queued'
+                ? `${o.operation_id} queued (${o.tool}): waits for its workspace ${o.workspace} behind ${o.queued_behind}, ${String(o.queue_position)} in line`
+                : describeFinished(o),
           )
           .join('\n\n');
   const result: CallToolResult = {
     content: [{ type: 'text', text }],
     structuredContent: { operations },
-    isError: named && operations.some((o) => o.status !== 'running' && o.status !== 'completed'),
+    isError:
+      named &&
+      operations.some(
+        (o) => o.status !== 'running' && o.status !== 'queued' && o.status !== 'completed',
+      ),
   };
   return { kind: 'answer', result };
 }

@@ -3,6 +3,7 @@
 // arguments reach the executable in their declared order, one argv element each.
 import {
   callInteractive,
+  callLane,
   callMaxOutputTokens,
   prepareRegisteredCall,
   registeredInputSchema,
@@ -57,6 +58,7 @@ export function registeredTool(
           timeoutSeconds: prepared.timeoutSeconds,
           maxOutputTokens: callMaxOutputTokens(args),
           interactive: callInteractive(args),
+          lane: callLane(command.name, undefined, args),
           cleanup: () => Promise.resolve(),
         },
         call,

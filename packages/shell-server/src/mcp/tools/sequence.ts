@@ -2,6 +2,7 @@
 // their transcript. Every step's arguments are checked before the first one runs, and every step
 // that runs gets its own audit line.
 import {
+  callLane,
   callMaxOutputTokens,
   commandArgv,
   planSequence,
@@ -11,6 +12,7 @@ import {
 } from '@ahma/core';
 import { audit } from '../../calls/audit.js';
 import { LastLine } from '../../calls/last-line.js';
+import { inLane, laneCall, waitingTwin } from '../../calls/lane.js';
 import { blocks, runOperation, type CallContext } from '../../calls/operation-runner.js';
 import { isRefusal, refusing, type ToolContext, type ToolOutcome } from './tool.js';
 
@@ -40,11 +42,18 @@ export async function runSequenceTool(
   const auditLog = { logger: context.logger, scope: engine.sandbox.scope };
   // The running step's last line, for the heartbeats of a call kept open.
   const output = new LastLine();
+  const blocking = blocks(context.forceSync, loaded.leaf.synchronous, args);
+  // One turn at the workspace for the whole sequence: its steps build on each other.
+  const chosen = await refusing(() => callLane(loaded.name, loaded.leaf.lane, args));
+  if (isRefusal(chosen)) return chosen;
+  const lane = laneCall(engine, chosen, engine.sandbox.scope, [loaded.name, args]);
+  const twin = await waitingTwin(engine, lane, blocking, call.signal);
+  if (twin !== undefined) return { kind: 'operation', snapshot: twin };
   const snapshot = await runOperation(
     context,
     loaded.name,
-    blocks(context.forceSync, loaded.leaf.synchronous, args),
-    (signal, id) =>
+    blocking,
+    inLane(engine, lane, (signal, id) =>
       runSequence(plans, {
         executor: engine.executor,
         delayMs: loaded.leaf.stepDelayMs,
@@ -54,6 +63,7 @@ export async function runSequenceTool(
         onOutput: (chunk) => output.push(chunk),
         caller: { tool: loaded.name, owner: call.owner },
         maxOutputTokens: callMaxOutputTokens(args),
+        readOnly: lane.lane === 'read_only',
         onStep: (step: StepRecord) =>
           audit(auditLog, {
             operation: id,
@@ -69,6 +79,7 @@ export async function runSequenceTool(
             },
           }),
       }),
+    ),
     call,
     () => output.line,
   );

@@ -2,6 +2,7 @@
 import {
   BUILTIN_TOOLS,
   callInteractive,
+  callLane,
   callMaxOutputTokens,
   META_PARAMETER_PROPERTIES,
   resolveWorkingDirectory,
@@ -59,6 +60,7 @@ export function shellTool(context: ToolContext, asyncGuidance: string): ToolEntr
           timeoutSeconds: typeof timeout === 'number' ? timeout : undefined,
           maxOutputTokens: callMaxOutputTokens(args),
           interactive: callInteractive(args),
+          lane: callLane(tool.name, undefined, args),
           cleanup: () => Promise.resolve(),
         },
         call,

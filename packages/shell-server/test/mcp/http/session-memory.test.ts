@@ -37,7 +37,14 @@ async function startedId(
   command: string,
   id: number,
 ): Promise<string> {
-  const result = await callTool(http.url, session, 'sandboxed_shell', { command }, id);
+  // Beside each other: the test's commands are no writers taking turns (SPEC §14 lanes).
+  const result = await callTool(
+    http.url,
+    session,
+    'sandboxed_shell',
+    { command, concurrency: 'service' },
+    id,
+  );
   const operationId = result.structuredContent?.['operation_id'];
   if (typeof operationId !== 'string') throw new Error(`not started: ${JSON.stringify(result)}`);
   return operationId;

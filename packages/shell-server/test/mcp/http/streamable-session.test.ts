@@ -226,8 +226,13 @@ describe('DELETE', () => {
     const mine = await httpClient(e2e, http.url, http);
     const other = await httpClient(e2e, http.url, http);
     const marker = uniqueMarker();
-    await mine.call('sandboxed_shell', { command: `exec -a ${marker}-mine sleep 300` });
-    await other.call('sandboxed_shell', { command: `exec -a ${marker}-other sleep 300` });
+    // Both run at once (two writers of one workspace would take turns: SPEC §14 lanes).
+    const beside = { concurrency: 'service' };
+    await mine.call('sandboxed_shell', { command: `exec -a ${marker}-mine sleep 300`, ...beside });
+    await other.call('sandboxed_shell', {
+      command: `exec -a ${marker}-other sleep 300`,
+      ...beside,
+    });
     await waitFor(
       async () =>
         (await processesMatching(`${marker}-mine`)).length > 0 &&
