@@ -8,7 +8,7 @@ export interface LaneCall {
   readonly lane: Lane;
   /** The workspace an exclusive call waits for; undefined in the other lanes. */
   readonly workspace: string | undefined;
-  /** What it runs, where (a call sent again has the same one). */
+  /** Who runs what, where (a call sent again by the same connection has the same one). */
   readonly fingerprint: string;
 }
 

@@ -59,7 +59,8 @@ export async function runCommand(
     engine,
     interactive ? 'service' : (prepared.lane ?? 'exclusive'),
     prepared.cwd,
-    [name, commandArgv(prepared.command)],
+    // One connection's copies only: another session's identical call is its own operation.
+    [call.owner, name, commandArgv(prepared.command)],
   );
   const twin = await waitingTwin(engine, lane, blocking, call.signal);
   if (twin !== undefined) {

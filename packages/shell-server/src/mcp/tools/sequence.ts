@@ -46,7 +46,7 @@ export async function runSequenceTool(
   // One turn at the workspace for the whole sequence: its steps build on each other.
   const chosen = await refusing(() => callLane(loaded.name, loaded.leaf.lane, args));
   if (isRefusal(chosen)) return chosen;
-  const lane = laneCall(engine, chosen, engine.sandbox.scope, [loaded.name, args]);
+  const lane = laneCall(engine, chosen, engine.sandbox.scope, [call.owner, loaded.name, args]);
   const twin = await waitingTwin(engine, lane, blocking, call.signal);
   if (twin !== undefined) return { kind: 'operation', snapshot: twin };
   const snapshot = await runOperation(
