@@ -37,6 +37,18 @@ export function normalizeDefinition(file: string, input: ToolDefinition): Normal
     subs?.forEach((sub: Mutable<SubcommandDefinition>, index) => {
       const here = [...path, 'subcommand', index];
       foldForceSynchronous(file, sub, jsonPointer(here), diagnostics);
+      if (sub.asynchronous !== undefined) {
+        // Upstream never read it (its subcommands keep unknown keys): ignored there, so here too.
+        diagnostics.push(
+          warning(
+            file,
+            `${jsonPointer(here)}/asynchronous`,
+            '"asynchronous" is ignored, as the Rust ahma ignores it',
+            'a subcommand runs asynchronously unless it says "synchronous": true; remove the key',
+          ),
+        );
+        delete sub.asynchronous;
+      }
       for (const list of ['options', 'positional_args'] as const) {
         sub[list]?.forEach((argument, at) =>
           normalizeArgument(file, argument, jsonPointer([...here, list, at]), diagnostics),

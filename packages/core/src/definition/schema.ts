@@ -232,6 +232,12 @@ export const subcommandSchema = z
     enabled: enabled.optional(),
     synchronous: synchronous.optional(),
     force_synchronous: forceSynchronous.optional(),
+    asynchronous: z
+      .boolean()
+      .optional()
+      .describe(
+        'Rust ahma tool files of 2025 (rust_quality_check.json): accepted and ignored with a warning, as the Rust ahma ignores it; a subcommand is asynchronous unless "synchronous": true.',
+      ),
     timeout_seconds: timeoutSeconds.optional(),
     guidance_key: guidanceKey.optional(),
     availability_check: availabilityCheck.optional(),

@@ -60,6 +60,13 @@ const EXPECTED: Readonly<Record<string, readonly (readonly [string, string, stri
     ['warning', '/monitor_stream', 'unknown key "monitor_stream" is ignored'],
   ],
   'lanes.json': [],
+  'subcommand-asynchronous.json': [
+    [
+      'warning',
+      '/subcommand/0/asynchronous',
+      '"asynchronous" is ignored, as the Rust ahma ignores it',
+    ],
+  ],
   'ahma-tools-2025-12/ls.json': [],
   'ahma-tools-2025-12/ahma_quality_check.json': [
     ['cargo_run', 0],
@@ -328,7 +335,7 @@ describe.concurrent('SPEC §2 compat: keys at the top level and below (gap 8)', 
 
   it('R5.2: an unknown key below the top level stays an error with a did-you-mean', () => {
     expect(
-      diagnosticsFor(toolWithLeaf({ asynchronous: false })).map((d) => [
+      diagnosticsFor(toolWithLeaf({ synchronus: false })).map((d) => [
         d.severity,
         d.pointer,
         d.message,
@@ -337,8 +344,8 @@ describe.concurrent('SPEC §2 compat: keys at the top level and below (gap 8)', 
     ).toEqual([
       [
         'error',
-        '/subcommand/0/asynchronous',
-        'unknown key "asynchronous"',
+        '/subcommand/0/synchronus',
+        'unknown key "synchronus"',
         'did you mean "synchronous"?',
       ],
     ]);
