@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export default function setup(): () => void {
+  // Each vitest project runs this setup; the first one's directories serve them all (a nested
+  // TMPDIR would make paths too long for unix sockets, 107 bytes).
+  if (process.env['AHMA_TEST_BASE'] !== undefined) return () => undefined;
   const original = tmpdir();
   const base = realpathSync(mkdtempSync(join(original, 'ahma-test-')));
   const temp = join(base, 'tmp');
@@ -20,9 +23,11 @@ export default function setup(): () => void {
   // where they were.
   process.env['INSPECTOR_CHECK_CACHE'] ??= join(original, 'ahma-inspector-cache');
   process.env['CONFORMANCE_CHECK_CACHE'] ??= join(original, 'ahma-conformance-cache');
+  process.env['AHMA_TEST_BASE'] = base;
   process.env['TMPDIR'] = temp;
   process.env['XDG_STATE_HOME'] = state;
   return () => {
+    delete process.env['AHMA_TEST_BASE'];
     try {
       // Retried: a server a test closed may still be exiting and writing its temp files.
       rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
