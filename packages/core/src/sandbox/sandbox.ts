@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AhmaError } from '../errors.js';
-import { isInside } from '../paths/inside.js';
+import { isInside, overlaps } from '../paths/inside.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
 import { handoffMounts, makeMissingHooksDirectories } from './handoff.js';
 import type { NetworkMode } from './network.js';
@@ -222,7 +222,7 @@ function ownFlags(
       : { network: networkFlags(checkedNetwork(own.network, own.proxyPort), abi) }),
     more: [
       ...(own.writable ?? []).flatMap((path) =>
-        own.readOnlyScope === true && isInside(path, scope) ? [] : ['--rw', path],
+        own.readOnlyScope === true && overlaps(path, scope) ? [] : ['--rw', path],
       ),
       ...(own.pty === undefined
         ? []
@@ -291,11 +291,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         : [],
   );
   const writeFlags = rules.flatMap((rule) => (rule.access === 'write' ? ['--rw', rule.path] : []));
-  // A read_only call's writes: the scope's write rules become read rules.
+  // A read_only call's writes: every write rule that covers part of the scope becomes a read rule —
+  // the scope's own, and one above it (a scope inside the temp directory), since Landlock cannot
+  // take a subtree out of a grant: such a call may not write that whole path either.
   const readOnlyScopeFlags = rules.flatMap((rule) =>
     rule.access !== 'write'
       ? []
-      : isInside(rule.path, options.scope)
+      : overlaps(rule.path, options.scope)
         ? ['--read', rule.path]
         : ['--rw', rule.path],
   );
@@ -451,7 +453,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         return seatbeltLine(
           seatbeltProfile(
             [...writable, ...(own.writable ?? [])].filter(
-              (path) => own.readOnlyScope !== true || !isInside(path, options.scope),
+              (path) => own.readOnlyScope !== true || !overlaps(path, options.scope),
             ),
             reads,
             {

@@ -3,10 +3,18 @@
 // the temp directory writable, and git takes no optional locks. With the warm shell pool on: the
 // pool's shells may write the scope, so a read-only command must not be run in one.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, engineFixture, type EngineFixture } from '../support/engine.js';
+import { createEngine } from '../../src/engine.js';
+import {
+  bash,
+  engineFixture,
+  removeAll,
+  varTmpDir,
+  type EngineFixture,
+} from '../support/engine.js';
 
 let fixture: EngineFixture;
 let counter = 0;
@@ -66,6 +74,40 @@ describe.runIf(process.platform === 'linux')('the read_only lane', () => {
       expect(result.exitCode).toBe(0);
       expect(result.output).toBe('locks=unset\n');
       expect(await readFile(join(fixture.scope, 'src', 'other.txt'), 'utf8')).toBe('written\n');
+    },
+  );
+
+  it.concurrent(
+    'SPEC §14 lanes: a scope inside the temp directory is still read-only: the temp directory is then read-only for the call too',
+    async () => {
+      // Landlock cannot take the scope out of the temp directory's grant, so the call gets neither.
+      const base = await varTmpDir('nested');
+      const temp = join(base, 'tmp');
+      const scope = join(temp, 'project');
+      await mkdir(scope, { recursive: true });
+      const engine = await createEngine({
+        scope,
+        tempDir: temp,
+        stateDir: join(base, 'state'),
+        noShellPool: true,
+      });
+      try {
+        const result = await engine.executor.run({
+          command: {
+            kind: 'argv',
+            argv: bash(`touch ${scope}/inside; touch ${temp}/beside; ls ${scope}`),
+          },
+          cwd: scope,
+          logName: `read-only-nested-${String(process.pid)}`,
+          readOnly: true,
+        });
+        expect(result.output).toMatch(/inside': Permission denied/);
+        expect(result.output).toMatch(/beside': Permission denied/);
+        expect(existsSync(join(scope, 'inside'))).toBe(false);
+      } finally {
+        await engine.close();
+        await removeAll([base]);
+      }
     },
   );
 });
