@@ -36,6 +36,9 @@ export async function runOneShot(settings: RuntimeSettings, output: Output): Pro
     options: { ...options, sync: true, noShellPool: true, noHotReload: true },
   });
   try {
+    // A remote's tools are known once its first connection is made (briefly waited for, as the
+    // first tools/list does): `--tool_name open_echo` finds a remote that needs no login.
+    await runtime.remotesListed();
     const entry = runtime.tools.find((candidate) => candidate.tool.name === options.toolName);
     if (entry === undefined) {
       output.stderr(

@@ -147,4 +147,16 @@ describe.concurrent('the first tools/list with remote MCP servers', () => {
     await waitFor(() => changed, 'tools/list_changed once the slow remote connected', 15_000);
     expect((await timedList(() => server.client.listTools())).names).toContain('slow_echo');
   });
+
+  it('SPEC §10, R8.9: the one-shot CLI finds a remote tool that needs no login, without a listing first', async (context) => {
+    const e2e = setup(context);
+    const scope = await scopeWith(e2e, { open: await openRemote(e2e, 300) });
+    const ran = await e2e.run(
+      ['--tool_name', 'open_echo', '--oauth-callback-port', String(await freePort())],
+      { cwd: scope.dir, env: scope.env },
+    );
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toContain('echoed');
+    expect(ran.code).toBe(0);
+  });
 });
