@@ -54,10 +54,12 @@ export async function runCommand(
   // (a quick one, like `tty`, still with its result), and is never kept open for it.
   const interactive = prepared.interactive !== undefined;
   // An interactive command waits for its person or agent: holding the workspace meanwhile would
-  // stall every writer, so it runs beside them (the service lane).
+  // stall every writer, so a writer runs beside them (the service lane); a read_only one stays
+  // read_only.
+  const declared = prepared.lane ?? 'exclusive';
   const lane = laneCall(
     engine,
-    interactive ? 'service' : (prepared.lane ?? 'exclusive'),
+    interactive && declared === 'exclusive' ? 'service' : declared,
     prepared.cwd,
     // One connection's copies only: another session's identical call is its own operation.
     [call.owner, name, commandArgv(prepared.command)],

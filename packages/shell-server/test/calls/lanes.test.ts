@@ -215,4 +215,14 @@ describe.concurrent('SPEC §14 lanes: exclusive calls take turns at their worksp
       );
       expect(beside.output).toBe('beside\n');
     }));
+
+  it('SPEC §14 lanes: a read_only tool called interactively (stdin open) stays read_only', () =>
+    withE2E(async (e2e) => {
+      const scope = await e2e.scope();
+      await laneTools(scope.dir);
+      const server = await e2e.server(scope);
+      await server.call('touch_ro', { path: 'typed-into', stdin: 'open' });
+      await server.call('await', {});
+      expect(existsSync(join(scope.dir, 'typed-into'))).toBe(false);
+    }));
 });
