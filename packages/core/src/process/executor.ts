@@ -102,6 +102,20 @@ export interface ExecutorOptions {
 }
 
 export const DEFAULT_GRACE_MS = 2000;
+
+/**
+ * The variables a command gets on top of the server's command environment, the same in a warm
+ * shell and a spawned helper: a livelog tool's `env`, GIT_OPTIONAL_LOCKS=0 for a read_only call,
+ * and the egress proxy's pass, which wins. Undefined when there are none.
+ */
+function commandEnv(
+  request: ExecutionRequest,
+  passEnv: Environment | undefined,
+): Environment | undefined {
+  const readOnly = request.readOnly === true ? { GIT_OPTIONAL_LOCKS: '0' } : undefined;
+  if (request.env === undefined && readOnly === undefined) return passEnv;
+  return { ...request.env, ...readOnly, ...passEnv };
+}
 /** How long the watchdog waits after the SIGKILL backstop before the server kills by itself. */
 const WATCHDOG_MS = 2000;
 
@@ -201,7 +215,7 @@ export class Executor {
     let result: ExecutionResult;
     let refusals: NetworkRefusal[];
     try {
-      const extraEnv = request.env === undefined ? pass?.env : { ...request.env, ...pass?.env };
+      const extraEnv = commandEnv(request, pass?.env);
       // A confinement of its own needs a helper of its own (the pool's carries the server's).
       const readOnlyScope = request.readOnly === true && sandbox.mechanism !== 'none';
       const own =
@@ -263,7 +277,6 @@ export class Executor {
         ...this.#options.env,
         ...passEnv,
         ...terminal,
-        ...(request.readOnly === true ? { GIT_OPTIONAL_LOCKS: '0' } : {}),
       },
       // stdin is /dev/null but for an interactive command; the helper merges the command's stderr
       // into stdout, and its own messages arrive on stderr.

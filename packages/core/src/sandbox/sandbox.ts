@@ -210,6 +210,18 @@ function networkFlags(network: CheckedNetwork, abi: number): string[] {
   return ['--proxy-port', String(network.proxyPort)];
 }
 
+/**
+ * The writable paths a command keeps: all of them, but for a read_only call none that overlaps the
+ * scope (Landlock cannot take a subtree out of a grant, so a path above the scope goes too).
+ */
+function writableFor(
+  own: OwnConfinement,
+  paths: readonly string[],
+  scope: string,
+): readonly string[] {
+  return own.readOnlyScope === true ? paths.filter((path) => !overlaps(path, scope)) : paths;
+}
+
 /** A command's own confinement as helper flags beyond the server's, network checked like it. */
 function ownFlags(
   own: OwnConfinement,
@@ -221,9 +233,7 @@ function ownFlags(
       ? {}
       : { network: networkFlags(checkedNetwork(own.network, own.proxyPort), abi) }),
     more: [
-      ...(own.writable ?? []).flatMap((path) =>
-        own.readOnlyScope === true && overlaps(path, scope) ? [] : ['--rw', path],
-      ),
+      ...writableFor(own, own.writable ?? [], scope).flatMap((path) => ['--rw', path]),
       ...(own.pty === undefined
         ? []
         : ['--pty', `${String(own.pty.cols)}x${String(own.pty.rows)}`]),
@@ -452,9 +462,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           own.network === undefined ? network : checkedNetwork(own.network, own.proxyPort);
         return seatbeltLine(
           seatbeltProfile(
-            [...writable, ...(own.writable ?? [])].filter(
-              (path) => own.readOnlyScope !== true || !overlaps(path, options.scope),
-            ),
+            writableFor(own, [...writable, ...(own.writable ?? [])], options.scope),
             reads,
             {
               mode: mode.network,

@@ -37,13 +37,15 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
       const invalid = invalidArguments(context, tool, args);
       if (invalid !== undefined) return invalid;
       if (loaded.leaf.sequence !== undefined) return runSequenceTool(context, loaded, args, call);
-      const prepared = await refusing(() => {
-        callLane(loaded.name, loaded.leaf.lane, args); // refused before anything is prepared
-        return prepareInvocation(loaded.leaf, args, {
+      // Refused before anything is prepared.
+      const lane = await refusing(() => callLane(loaded.name, loaded.leaf.lane, args));
+      if (isRefusal(lane)) return lane;
+      const prepared = await refusing(() =>
+        prepareInvocation(loaded.leaf, args, {
           scope: context.engine.sandbox.scope,
           tempRoot: context.engine.state.argsDir,
-        });
-      });
+        }),
+      );
       if (isRefusal(prepared)) return prepared;
       const snapshot = await runCommand(
         context,
@@ -55,7 +57,7 @@ export function definitionTool(loaded: LoadedTool, context: ToolContext): ToolEn
           network: loaded.leaf.network,
           maxOutputTokens: callMaxOutputTokens(args),
           interactive: callInteractive(args),
-          lane: callLane(loaded.name, loaded.leaf.lane, args),
+          lane,
         },
         call,
       );
