@@ -5,32 +5,13 @@
 // itself) is reported with the path around it. Exit 1 when there is any.
 //
 //   node scripts/check-import-cycles.mjs [ROOT]   (ROOT: a tree with packages/*/src; default: this repository)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importsOf, sources } from './lib/imports.mjs';
 
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 const packages = join(root, 'packages');
-
-/** Every .ts file below `dir`. */
-function sources(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-// `from './x.js'` in import and export statements, and bare `import './x.js'`.
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
-
-/** The relative imports of `file`, resolved to the .ts files they name. */
-function importsOf(file) {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(SPECIFIER)].map(([, specifier]) =>
-    resolve(dirname(file), specifier.replace(/\.js$/, '.ts')),
-  );
-}
 
 /** Tarjan's strongly connected components of the graph. */
 function components(graph) {
@@ -93,7 +74,7 @@ for (const name of readdirSync(packages)) {
   } catch {
     continue;
   }
-  const graph = new Map(files.map((file) => [file, importsOf(file)]));
+  const graph = new Map(files.map((file) => [file, importsOf(file).files]));
   for (const component of components(graph)) {
     const selfImport = component.length === 1 && graph.get(component[0]).includes(component[0]);
     if (component.length < 2 && !selfImport) continue;

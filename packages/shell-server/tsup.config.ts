@@ -7,6 +7,8 @@ import base from '../../tsup.bins.js';
 
 export default defineConfig({
   ...base,
+  // The bin shim imports dist/cli.js; the CLI's code lives in src/cli/.
+  entry: { index: 'src/index.ts', cli: 'src/cli/main.ts' },
   noExternal: [/^(?!pino-pretty$)/],
   // Bundled CommonJS (ajv, pino) calls require() for Node's own modules.
   banner: {

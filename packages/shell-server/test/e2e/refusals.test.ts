@@ -1,4 +1,4 @@
-// SPEC §6: every transport runs one check on what a client sends (mcp/incoming.ts), so a message is
+// SPEC §6: every transport runs one check on what a client sends (jsonrpc/incoming.ts), so a message is
 // refused alike over stdio and HTTP (Streamable, legacy HTTP+SSE, the 2026-07-28 era): bytes that
 // are not UTF-8 get -32700 and nothing runs (a command runs exactly as sent or not at all), JSON
 // that is not JSON-RPC gets -32600, wrong protocol params -32602 with one line naming the field

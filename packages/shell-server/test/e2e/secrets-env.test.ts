@@ -15,9 +15,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createIsolatedSession } from '../../src/mcp/isolated-session.js';
-import { parseCommandLine } from '../../src/options.js';
-import { isolatedChildCommand } from '../../src/sessions/child-command.js';
+import { createIsolatedSession } from '../../src/isolation/isolated-session.js';
+import { parseCommandLine } from '../../src/cli/options.js';
+import { isolatedChildCommand } from '../../src/isolation/child-command.js';
 import {
   E2E,
   processes,

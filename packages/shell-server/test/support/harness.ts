@@ -29,11 +29,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { pino, type Logger } from 'pino';
 import { PinoPretty } from 'pino-pretty';
-import { createLogger } from '../../src/logging.js';
-import type { CommandResult } from '../../src/mcp/results.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { parseCommandLine, type ServerOptions } from '../../src/options.js';
-import { createRuntime } from '../../src/runtime.js';
+import { createLogger } from '../../src/cli/logging.js';
+import type { CommandResult } from '../../src/calls/results.js';
+import { createMcpServer } from '../../src/protocol/server.js';
+import { parseCommandLine } from '../../src/cli/options.js';
+import type { ServerOptions } from '../../src/runtime/settings.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');

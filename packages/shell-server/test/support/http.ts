@@ -12,7 +12,7 @@ import {
   type HttpServer,
   type HttpServerOptions,
 } from '../../src/transports/http/server.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { BIN, serverSetup, waitFor, type E2E, type RunningServer, type Scope } from './harness.js';
 
 export interface InProcessHttp {

@@ -2,7 +2,7 @@
 // client cannot make the server hold more than the limit. We read it ourselves, before routing,
 // because the route depends on it (an initialize opens a session) and because the SDK skips its
 // own size check for a body handed to it already parsed. The bytes are returned as they came: they
-// become text in exchange.ts, by the same fatal UTF-8 decoding as a stdio line (mcp/incoming.ts).
+// become text in exchange.ts, by the same fatal UTF-8 decoding as a stdio line (jsonrpc/incoming.ts).
 import type { IncomingMessage } from 'node:http';
 
 /** The largest request body accepted (the SDK transport's own default). */

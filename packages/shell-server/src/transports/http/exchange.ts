@@ -2,7 +2,7 @@
 // JSON-RPC error answers the server gives itself (echoed for R8B), and headers read as one string.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { echo, type TrafficEcho } from '../../mcp/http/echo.js';
+import { echo, type TrafficEcho } from './echo.js';
 import {
   checkValue,
   decodeText,
@@ -10,7 +10,7 @@ import {
   parseJson,
   type ErrorResponse,
   type Line,
-} from '../../mcp/incoming.js';
+} from '../../jsonrpc/incoming.js';
 import { readBody } from './body.js';
 
 export interface ReplyContext {
@@ -20,7 +20,7 @@ export interface ReplyContext {
 export interface ReadOptions {
   /**
    * The body goes to a session, whose transport answers a request with wrong protocol params
-   * itself (mcp/http/refusals.ts: on the request's own stream, as Accept asks, in a batch too);
+   * itself (transports/http/session/refusals.ts: on the request's own stream, as Accept asks, in a batch too);
    * else (an initialize, the sessionless 2026-07-28 era) it is answered here.
    */
   readonly inSession?: boolean;
@@ -29,7 +29,7 @@ export interface ReadOptions {
 /**
  * The request's JSON body; undefined when it was refused (413, 400, or the -32602 of a request
  * that reaches no session) or the client left. It passes the check every transport runs
- * (mcp/incoming.ts, as a stdio line does): bytes that are not UTF-8 or not JSON get -32700, JSON
+ * (jsonrpc/incoming.ts, as a stdio line does): bytes that are not UTF-8 or not JSON get -32700, JSON
  * that is not JSON-RPC (an element of a batch included, which refuses the batch: the SDK's HTTP
  * transport takes a batch whole or not at all) or a batch over MAX_BATCH_MESSAGES -32600, 400.
  */

@@ -7,23 +7,23 @@
 //   back as `/sse?sessionId=…`; every other request to /sse is handled exactly as on /mcp, so a
 //   modern client given the old URL is never answered 405 and pushed onto the old transport (R8C.4);
 // - `/mcp` POSTs of the 2026-07-28 era (a `_meta` envelope, server/discover) carry no session:
-//   they go to the modern endpoint (mcp/http/modern-endpoint.ts); with --session-isolation, which
+//   they go to the modern endpoint (transports/http/modern-endpoint.ts); with --session-isolation, which
 //   that era cannot have, they are refused as an unsupported version, so clients fall back to 2025;
 // - a session that ended because its client changed roots after the scope was locked answers 403
 //   to everything (R8D.13).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { echo, type TrafficEcho } from '../../mcp/http/echo.js';
-import type { EventStoreLimits } from '../../mcp/http/event-store.js';
-import { methodOf, type ModernEndpoint } from '../../mcp/http/modern-endpoint.js';
-import type { IsolationSettings } from '../../mcp/http/session-backend.js';
-import { openLegacySession, type LegacySession } from '../../mcp/http/legacy-session.js';
+import { echo, type TrafficEcho } from './echo.js';
+import type { EventStoreLimits } from './session/event-store.js';
+import { methodOf, type ModernEndpoint } from './modern-endpoint.js';
+import type { IsolationSettings } from './session/session-backend.js';
+import { openLegacySession, type LegacySession } from './session/legacy-session.js';
 import {
   isInitialize,
   openStreamableSession,
   type StreamableSession,
-} from '../../mcp/http/streamable-session.js';
-import type { Runtime } from '../../runtime.js';
+} from './session/streamable-session.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { prefersSse } from './accept.js';
 import { collapseToJson } from './collapse.js';
 import { clientGone, header, pathOf, readJson, reply } from './exchange.js';

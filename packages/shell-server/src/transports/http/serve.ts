@@ -3,11 +3,11 @@
 // SIGINT/SIGTERM: stop accepting, end the sessions (killing the commands they started), close the
 // runtime (the rest of the commands, warm shells, private state). Resolves with the exit code.
 import { AhmaError } from '@ahma/core';
-import type { RuntimeSettings } from '../../runtime.js';
-import { createRuntime } from '../../runtime.js';
-import type { TrafficEcho } from '../../mcp/http/echo.js';
-import { isolatedChildCommand } from '../../sessions/child-command.js';
-import { rootPolicy } from '../../sessions/root-scope.js';
+import type { RuntimeSettings } from '../../runtime/runtime.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import type { TrafficEcho } from './echo.js';
+import { isolatedChildCommand } from '../../isolation/child-command.js';
+import { rootPolicy } from '../../isolation/root-scope.js';
 import { startHttpServer } from './server.js';
 import { sessionLimitsOf } from './sessions.js';
 import { serverToken, TokenFileRefusal } from './token.js';

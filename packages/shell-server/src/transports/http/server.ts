@@ -5,11 +5,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
-import type { TrafficEcho } from '../../mcp/http/echo.js';
-import type { EventStoreLimits } from '../../mcp/http/event-store.js';
-import { createModernEndpoint } from '../../mcp/http/modern-endpoint.js';
-import { sessionProcesses, type IsolationSettings } from '../../mcp/http/session-backend.js';
-import type { Runtime } from '../../runtime.js';
+import type { TrafficEcho } from './echo.js';
+import type { EventStoreLimits } from './session/event-store.js';
+import { createModernEndpoint } from './modern-endpoint.js';
+import { sessionProcesses, type IsolationSettings } from './session/session-backend.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { isLoopback } from './guard.js';
 import { MCP_PATH, requestHandler } from './routes.js';

@@ -4,7 +4,7 @@
 // session, nor make the server start processes without bound:
 // - an idle session is ended after `idleTimeoutMs`; idle means no HTTP exchange of it is open (an
 //   SDK client keeps its GET stream open, so a connected one never is) and no command it started
-//   still runs (with --session-isolation too: mcp/http/session-backend.ts counts them);
+//   still runs (with --session-isolation too: transports/http/session/session-backend.ts counts them);
 // - at most `maxSessions` live at once (--max-sessions: 100, 16 with --session-isolation). A new
 //   one may end a session idle for longer than `evictableIdleMs` (5 minutes), the longest-idle
 //   first, and is refused (503) when none is: a session that made any request lately is never
@@ -30,12 +30,12 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import type { SessionProcess } from '../../mcp/http/session-backend.js';
+import type { SessionProcess } from './session/session-backend.js';
 import {
   DEFAULT_MAX_ISOLATED_SESSIONS,
   DEFAULT_MAX_SESSIONS,
   type ServerOptions,
-} from '../../options.js';
+} from '../../runtime/settings.js';
 
 /** What the table needs of a session, whatever its transport. */
 export interface LiveSession {

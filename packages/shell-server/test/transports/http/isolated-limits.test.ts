@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IsolationSettings } from '../../../src/mcp/http/session-backend.js';
-import { isolatedChildCommand } from '../../../src/sessions/child-command.js';
-import { rootPolicy } from '../../../src/sessions/root-scope.js';
+import type { IsolationSettings } from '../../../src/transports/http/session/session-backend.js';
+import { isolatedChildCommand } from '../../../src/isolation/child-command.js';
+import { rootPolicy } from '../../../src/isolation/root-scope.js';
 import type { SessionLimits } from '../../../src/transports/http/sessions.js';
 import {
   E2E,

@@ -8,8 +8,8 @@
 import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionProcess } from '../../../src/mcp/http/session-backend.js';
-import { parseCommandLine } from '../../../src/options.js';
+import type { SessionProcess } from '../../../src/transports/http/session/session-backend.js';
+import { parseCommandLine } from '../../../src/cli/options.js';
 import {
   DEFAULT_EVICTABLE_IDLE_MS,
   peerKey,

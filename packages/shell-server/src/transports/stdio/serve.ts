@@ -1,0 +1,55 @@
+// `ahma-shell --mode stdio`: MCP over stdin/stdout, as MCP clients start it. Refused on an
+// interactive terminal (R8.10), where it could only confuse a person.
+import { AhmaError } from '@ahma/core';
+import { serveOnStdio } from './eras.js';
+import { createRuntime, type RuntimeSettings } from '../../runtime/runtime.js';
+import { answerWithRefusal } from './start-refusal.js';
+
+/** A start refusal already printed and answered: the caller only exits. */
+export class ExplainedRefusal extends Error {
+  constructor(readonly refusal: AhmaError) {
+    super(refusal.message);
+  }
+}
+
+export const TTY_REFUSAL = `ahma-shell --mode stdio speaks the Model Context Protocol on stdin/stdout: an MCP client
+starts it, it is not meant to be typed into. Register it with your client instead, for example:
+
+  Claude Code:  claude mcp add ahma -- ahma-shell --mode stdio --sandbox-scope "$PWD"
+  VS Code:      .vscode/mcp.json → { "servers": { "ahma": { "type": "stdio", "command": "ahma-shell",
+                  "args": ["--mode", "stdio", "--sandbox-scope", "\${workspaceFolder}"] } } }
+  Cursor:       .cursor/mcp.json → { "mcpServers": { "ahma": { "command": "ahma-shell",
+                  "args": ["--mode", "stdio", "--sandbox-scope", "\${workspaceFolder}"] } } }
+
+To try a tool by hand: ahma-shell --tool_name sandboxed_shell -- echo hello
+`;
+
+/**
+ * One runtime and one connection, on stdin/stdout; resolves once the client has gone. A runtime
+ * that cannot start is explained on stderr and to the client's requests, then rethrown.
+ */
+export async function serveStdio(
+  settings: RuntimeSettings,
+  stderr: (text: string) => void,
+): Promise<void> {
+  let runtime;
+  try {
+    runtime = await createRuntime(settings);
+  } catch (error) {
+    if (!(error instanceof AhmaError)) throw error;
+    stderr(`ahma-shell: ${error.message}\n`);
+    await answerWithRefusal(error.message, error.code);
+    throw new ExplainedRefusal(error);
+  }
+  const connection = serveOnStdio(runtime);
+  const shutDown = async () => {
+    await connection.close();
+    await runtime.close();
+  };
+  const stop = () => void shutDown().finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await connection.gone;
+  settings.logger.info('client disconnected; shutting down');
+  await shutDown();
+}
