@@ -10,7 +10,7 @@ import type { Logger } from './logger.js';
 import { WorkspaceLanes } from './lanes/workspace-lanes.js';
 import { OperationManager, type OperationManagerOptions } from './operations/operations.js';
 import { commandEnvironment, envDenyMatcher, tempDirectory } from './process/environment.js';
-import { DEFAULT_GRACE_MS, Executor } from './process/executor.js';
+import { Executor } from './process/executor.js';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   logPaths,
@@ -19,6 +19,7 @@ import {
   summarizeResult,
 } from './process/output.js';
 import { ShellPool } from './process/shell-pool.js';
+import { withDefaults, type Timings } from './process/timings.js';
 import { defaultHelperPath } from './sandbox/helper-binary.js';
 import { describeHandoff } from './sandbox/handoff.js';
 import { HandoffWatch } from './sandbox/handoff-watch.js';
@@ -94,7 +95,12 @@ export interface EngineOptions extends OperationManagerOptions {
    * unless a call asks for another budget (--max-output-tokens; default 10,000).
    */
   readonly maxOutputTokens?: number;
-  readonly graceMs?: number;
+  /**
+   * How long each step of stopping a command waits: the grace between SIGTERM and SIGKILL, the
+   * server's backstop and watchdog, the zygote's answer (process/timings.ts has each rule).
+   * Default DEFAULT_TIMINGS; tests shorten them.
+   */
+  readonly timings?: Partial<Timings>;
   /**
    * The root of Ahma's private state (--state-dir). Default: the first of $XDG_STATE_HOME/ahma,
    * ~/.local/state/ahma and $XDG_RUNTIME_DIR/ahma that lies outside every writable path. The root
@@ -178,7 +184,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   }
   const owner = ownTag();
   const state = await createStateDir({ root: options.stateDir, env: baseEnv, writable, owner });
-  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const timings = withDefaults(options.timings);
   let sandbox: Sandbox;
   // R7.18: the person's lasting grants (hosts and writes), one ledger in the private state.
   const ledger = new GrantLedger(state.root);
@@ -203,7 +209,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       cacheRoot: state.cacheDir,
       // The helper escalates SIGTERM to SIGKILL itself: it must use the executor's grace, or the
       // executor's backstop kills the helper first and orphans whatever ignores SIGTERM.
-      graceMs,
+      graceMs: timings.graceMs,
       helperPath,
       ...(options.noSandbox === undefined ? {} : { disabled: options.noSandbox }),
       extraWritable: grants.write,
@@ -260,6 +266,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           ...(options.poolSize === undefined ? {} : { size: options.poolSize }),
           ...(options.poolIdleMs === undefined ? {} : { idleMs: options.poolIdleMs }),
           ...(options.logger === undefined ? {} : { logger: options.logger }),
+          timings,
         });
   let pool = newPool();
   pool?.start();
@@ -317,7 +324,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       budgetBytes: outputBudgetBytes(options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS),
       logs,
     },
-    graceMs,
+    timings,
   });
   // A log lives as long as its operation is in the history; a result shows its logs as they are.
   const lanes = new WorkspaceLanes(options.scope);

@@ -1,7 +1,7 @@
 // Reading a tools directory: which files are definitions, which is the guidance file, and turning
 // them into checked definitions plus diagnostics. Shared by the loader and ahma-validate.
 import { readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { readRegularFile } from '../paths/read-regular.js';
 import type { DocumentChecker } from './check-document.js';
@@ -24,11 +24,16 @@ export function isGuidanceFile(file: string): boolean {
   return basename(file) === GUIDANCE_FILE_NAME;
 }
 
+/** A path as given, read relative to `cwd` when one is given (messages keep the name as given). */
+function inCwd(path: string, cwd: string | undefined): string {
+  return cwd === undefined ? path : resolve(cwd, path);
+}
+
 /** The `*.json` files directly inside `dir`, sorted by name so loading order is deterministic. */
-export async function listJsonFiles(dir: string): Promise<string[]> {
+export async function listJsonFiles(dir: string, cwd?: string): Promise<string[]> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = await readdir(inCwd(dir, cwd));
   } catch (error) {
     throw new ToolFileReadError(dir, error);
   }
@@ -45,9 +50,9 @@ const MAX_TOOL_FILE_BYTES = 8 * 1024 * 1024;
  * A tool file's text. The tools directory is in the scope, where commands write: a "file" there
  * may be a link to a device or a FIFO, which the unconfined server must never open (R7.6).
  */
-export async function readText(file: string): Promise<string> {
+export async function readText(file: string, cwd?: string): Promise<string> {
   try {
-    return await readRegularFile(file, MAX_TOOL_FILE_BYTES);
+    return await readRegularFile(inCwd(file, cwd), MAX_TOOL_FILE_BYTES);
   } catch (error) {
     throw new ToolFileReadError(file, error);
   }
@@ -65,9 +70,10 @@ export interface CheckedFiles {
 export async function checkDefinitionFiles(
   checker: DocumentChecker,
   files: readonly string[],
+  cwd?: string,
 ): Promise<CheckedFiles> {
   const texts = await Promise.all(
-    files.map((file) => readText(file).catch((error: unknown) => error)),
+    files.map((file) => readText(file, cwd).catch((error: unknown) => error)),
   );
   const result: CheckedFiles = { definitions: [], diagnostics: [], unreadable: [] };
   files.forEach((file, index) => {
@@ -97,8 +103,9 @@ export interface CheckedGuidance {
 export async function checkGuidanceFile(
   checker: DocumentChecker,
   file: string,
+  cwd?: string,
 ): Promise<CheckedGuidance> {
-  const text = await readText(file).catch((error: unknown) => error);
+  const text = await readText(file, cwd).catch((error: unknown) => error);
   if (typeof text !== 'string') {
     return { blocks: undefined, diagnostics: [], unreadable: [asReadError(file, text)] };
   }

@@ -24,25 +24,35 @@ export interface ValidationReport {
   readonly files: readonly FileReport[];
 }
 
+export interface ValidateFilesOptions {
+  /** The directory relative targets are read from (default: the process's); names stay as given. */
+  readonly cwd?: string;
+}
+
 /**
  * Validates files and directories (their `*.json` files). A named file is checked together with
  * its directory's other definitions, so sequence steps may call tools defined beside it; only the
  * named files are reported. Throws ToolFileReadError for a missing or unreadable target.
  */
-export async function validateToolFiles(targets: readonly string[]): Promise<ValidationReport> {
+export async function validateToolFiles(
+  targets: readonly string[],
+  { cwd }: ValidateFilesOptions = {},
+): Promise<ValidationReport> {
   const targeted: string[] = [];
   for (const target of targets) {
-    const info = await stat(target).catch((error: unknown) => {
-      throw new ToolFileReadError(target, error);
-    });
-    if (info.isDirectory()) targeted.push(...(await listJsonFiles(target)));
+    const info = await stat(cwd === undefined ? target : resolve(cwd, target)).catch(
+      (error: unknown) => {
+        throw new ToolFileReadError(target, error);
+      },
+    );
+    if (info.isDirectory()) targeted.push(...(await listJsonFiles(target, cwd)));
     else targeted.push(target);
   }
 
   const checker = new DocumentChecker();
   const byFile = new Map<string, Diagnostic[]>(targeted.map((file) => [file, []]));
   for (const [dir, named] of groupByDirectory(targeted)) {
-    const siblings = await listJsonFiles(dir);
+    const siblings = await listJsonFiles(dir, cwd);
     const namedResolved = new Set(named.map((file) => resolve(file)));
     // Report under the name the user gave; use sibling paths as listed for context files.
     const siblingSet = new Set(siblings.map((file) => resolve(file)));
@@ -67,7 +77,7 @@ export async function validateToolFiles(targets: readonly string[]): Promise<Val
     const guidanceFile = files.find(isGuidanceFile);
     let guidanceBlocks: GuidanceBlocks | undefined;
     if (guidanceFile !== undefined) {
-      const guidance = await checkGuidanceFile(checker, guidanceFile);
+      const guidance = await checkGuidanceFile(checker, guidanceFile, cwd);
       failOnNamed(guidance.unreadable);
       report(guidance.diagnostics);
       guidanceBlocks = guidance.blocks;
@@ -76,6 +86,7 @@ export async function validateToolFiles(targets: readonly string[]): Promise<Val
     const checked = await checkDefinitionFiles(
       checker,
       files.filter((file) => !isGuidanceFile(file)),
+      cwd,
     );
     failOnNamed(checked.unreadable);
     report(checked.diagnostics);

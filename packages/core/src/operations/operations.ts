@@ -326,7 +326,5 @@ function failure(error: unknown, startedAt: Date): OperationResult {
     truncated: false,
     fullOutputPath: undefined,
     durationMs: Date.now() - startedAt.getTime(),
-    timedOut: false,
-    cancelled: false,
   };
 }

@@ -2,6 +2,10 @@
 // and operations all share. A module of its own below them all, so none imports another for them.
 import type { EgressRefusal } from '../network/egress-proxy.js';
 
+/**
+ * How a command ended, recorded once: `timed_out` and `cancelled` when the server stopped it (its
+ * timeout or idle limit; a cancel), else `completed` for exit 0 and `failed` for anything else.
+ */
 export type ExecutionStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
 
 /** What to run: a program with its arguments, or a script for `bash -c` (sandboxed_shell only). */
@@ -10,6 +14,7 @@ export type Command =
   | { readonly kind: 'shell'; readonly script: string };
 
 export interface ExecutionResult {
+  /** How it ended: the one place that says so (exitCode and signal say what the process did). */
   readonly status: ExecutionStatus;
   /** The exit code, or null when the command died from a signal or never started. */
   readonly exitCode: number | null;
@@ -19,8 +24,6 @@ export interface ExecutionResult {
   readonly truncated: boolean;
   readonly fullOutputPath: string | undefined;
   readonly durationMs: number;
-  readonly timedOut: boolean;
-  readonly cancelled: boolean;
   /** A sequence's steps, each with its own outcome (the output is their transcript). */
   readonly steps?: readonly StepRecord[];
   /** R7.11: hand-off files that changed while the command ran (absolute paths); absent: none. */

@@ -35,6 +35,7 @@ import type { LiveOutput } from './output-reader.js';
 import { runningChild, type ExitStatus, type RunningCommand } from './running-command.js';
 import type { ShellPool } from './shell-pool.js';
 import { timerDelay } from './timer.js';
+import { withDefaults, type Timings } from './timings.js';
 
 export interface ExecutionRequest {
   readonly command: Command;
@@ -84,8 +85,8 @@ export interface ExecutorOptions {
   readonly sandbox: Sandbox;
   readonly env: Environment;
   readonly limits: OutputLimits;
-  /** Time between SIGTERM and SIGKILL when a command is stopped (default 2000 ms). */
-  readonly graceMs?: number;
+  /** How long each step of stopping a command waits (timings.ts; default DEFAULT_TIMINGS). */
+  readonly timings?: Partial<Timings> | undefined;
   /** Warm shells; without one every command is spawned directly. */
   readonly pool?: ShellPool | undefined;
   /** R7.11: the hand-off files, snapshotted around each command; changes are reported. */
@@ -101,8 +102,6 @@ export interface ExecutorOptions {
   readonly writeGrants?: WriteGrants | undefined;
 }
 
-export const DEFAULT_GRACE_MS = 2000;
-
 /**
  * The variables a command gets on top of the server's command environment, the same in a warm
  * shell and a spawned helper: a livelog tool's `env`, GIT_OPTIONAL_LOCKS=0 for a read_only call,
@@ -116,9 +115,6 @@ function commandEnv(
   if (request.env === undefined && readOnly === undefined) return passEnv;
   return { ...request.env, ...readOnly, ...passEnv };
 }
-/** How long the watchdog waits after the SIGKILL backstop before the server kills by itself. */
-const WATCHDOG_MS = 2000;
-
 /**
  * The argv that really runs for a command, spawned or in a warm shell (the audit records it). A
  * script runs in bash without startup files, so no user rc changes behaviour.
@@ -131,6 +127,7 @@ export function commandArgv(command: Command): readonly string[] {
 
 export class Executor {
   readonly #options: ExecutorOptions;
+  readonly #timings: Timings;
   /** R15.3: the output collectors of the commands running now, by log name (liveOutput). */
   readonly #live = new Map<string, OutputCollector>();
   /** R15.4: the interactive commands running now, by log name. */
@@ -138,6 +135,7 @@ export class Executor {
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
+    this.#timings = withDefaults(options.timings);
   }
 
   get sandbox(): Sandbox {
@@ -234,7 +232,8 @@ export class Executor {
       const running =
         (own === undefined
           ? this.#options.pool?.take(request.command, request.cwd, extraEnv)
-          : undefined) ?? runningChild(this.#spawn(request, extraEnv, own));
+          : undefined) ??
+        runningChild(this.#spawn(request, extraEnv, own), this.#timings.pipeCloseMs);
       result = await this.#supervise(running, request, started);
     } finally {
       refusals = pass?.end() ?? [];
@@ -296,15 +295,15 @@ export class Executor {
     request: ExecutionRequest,
     started: number,
   ): Promise<ExecutionResult> {
-    const graceMs = this.#options.graceMs ?? DEFAULT_GRACE_MS;
+    const { graceMs, backstopSlackMs, watchdogMs, idleCheckMs } = this.#timings;
     const collector = new OutputCollector(
       this.#options.limits,
       request.logName,
       request.maxOutputTokens,
     );
     this.#live.set(request.logName, collector);
-    let timedOut = false;
-    let cancelled = false;
+    // Why the server stopped the command, if it did; a timeout wins over a cancel.
+    let stoppedBy: 'timed_out' | 'cancelled' | undefined;
     let backstop: NodeJS.Timeout | undefined;
     let watchdog: NodeJS.Timeout | undefined;
 
@@ -318,21 +317,21 @@ export class Executor {
         watchdog = setTimeout(
           () =>
             running.forceEnd(
-              `the command's supervisor did not end it within ${String(graceMs + 1000 + WATCHDOG_MS)} ms; the server killed its processes itself`,
+              `the command's supervisor did not end it within ${String(graceMs + backstopSlackMs + watchdogMs)} ms; the server killed its processes itself`,
             ),
-          WATCHDOG_MS,
+          watchdogMs,
         );
-      }, graceMs + 1000);
+      }, graceMs + backstopSlackMs);
     };
     const timer =
       request.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
-            timedOut = true;
+            stoppedBy = 'timed_out';
             terminate();
           }, timerDelay(request.timeoutMs));
     const onAbort = () => {
-      cancelled = true;
+      stoppedBy ??= 'cancelled';
       terminate();
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -352,10 +351,10 @@ export class Executor {
             () => {
               if (Date.now() - conversation.lastActivity < idleMs) return;
               idled = true;
-              timedOut = true;
+              stoppedBy = 'timed_out';
               terminate();
             },
-            Math.min(idleMs, 1000),
+            Math.min(idleMs, idleCheckMs),
           );
     running.onOutput((chunk) => {
       conversation?.output(chunk);
@@ -382,13 +381,8 @@ export class Executor {
     clearTimeout(backstop);
     clearTimeout(watchdog);
     request.signal?.removeEventListener('abort', onAbort);
-    const status: ExecutionStatus = timedOut
-      ? 'timed_out'
-      : cancelled
-        ? 'cancelled'
-        : exit.code === 0 && exit.error === undefined
-          ? 'completed'
-          : 'failed';
+    const status: ExecutionStatus =
+      stoppedBy ?? (exit.code === 0 && exit.error === undefined ? 'completed' : 'failed');
     // R15.2: the end of a failed command's output gets the larger share.
     const collected = await collector.finish(status);
     if (this.#live.get(request.logName) === collector) this.#live.delete(request.logName);
@@ -400,7 +394,7 @@ export class Executor {
       signal: exit.signal,
       output:
         collected.output +
-        endNote(exit, timedOut || cancelled) +
+        endNote(exit, stoppedBy !== undefined) +
         (idled
           ? `ahma: ended after ${String(Math.round(idleMs / 1000))} s without input or output (an interactive command's idle limit)\n`
           : '') +
@@ -410,8 +404,6 @@ export class Executor {
       truncated: collected.truncated,
       fullOutputPath: collected.fullOutputPath,
       durationMs: performance.now() - started,
-      timedOut,
-      cancelled,
       ...(explained.writes.length === 0 ? {} : { writeRefusals: explained.writes }),
     };
   }
@@ -499,7 +491,5 @@ function cancelledBeforeStart(started: number): ExecutionResult {
     truncated: false,
     fullOutputPath: undefined,
     durationMs: performance.now() - started,
-    timedOut: false,
-    cancelled: true,
   };
 }

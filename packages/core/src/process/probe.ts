@@ -81,7 +81,7 @@ export async function runProbe(
     return outcome('error', started, { message: error.message });
   }
   const output = result.output.slice(0, OUTPUT_BYTES).trim();
-  if (result.timedOut) return outcome('timed_out', started, { output });
+  if (result.status === 'timed_out') return outcome('timed_out', started, { output });
   // Neither an exit code nor a signal: the command never ran (the executor says why last).
   if (result.exitCode === null && result.signal === null) {
     return outcome('error', started, { message: result.output.trim().split('\n').at(-1) ?? '' });

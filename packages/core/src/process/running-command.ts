@@ -35,8 +35,11 @@ const exited = (child: ChildProcess) => child.exitCode !== null || child.signalC
 const FORCED =
   "the command's supervisor did not end it in time; the server killed its processes itself";
 
-/** Wraps a directly spawned sandbox helper (its own process group, see executor.ts). */
-export function runningChild(child: ChildProcess): RunningCommand {
+/**
+ * Wraps a directly spawned sandbox helper (its own process group, see executor.ts). `pipeCloseMs`:
+ * how long after the helper exits its pipes may stay open (Timings.pipeCloseMs).
+ */
+export function runningChild(child: ChildProcess, pipeCloseMs: number): RunningCommand {
   const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
   let settle: (status: ExitStatus) => void = () => undefined;
   let forcedBy: string | undefined;
@@ -52,7 +55,7 @@ export function runningChild(child: ChildProcess): RunningCommand {
       // stray descriptor keep one open, stop reading rather than hang.
       exitWatch = setTimeout(() => {
         for (const stream of streams) stream.destroy();
-      }, 1000);
+      }, pipeCloseMs);
     });
     child.once('close', (code, signal) => {
       clearTimeout(exitWatch);

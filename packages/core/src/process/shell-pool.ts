@@ -14,6 +14,7 @@ import type { Environment } from './environment.js';
 import type { Command } from './execution-types.js';
 import { killTree, parentOf } from './kill-tree.js';
 import type { ExitStatus, RunningCommand } from './running-command.js';
+import { withDefaults, type Timings } from './timings.js';
 
 export interface ShellPoolOptions {
   readonly sandbox: Sandbox;
@@ -24,6 +25,8 @@ export interface ShellPoolOptions {
   readonly idleMs?: number;
   /** Where the zygote's diagnostics and the pool's own troubles are reported. */
   readonly logger?: Logger;
+  /** The waits on the zygote: zygoteAnswerMs, zygoteStopMs (timings.ts; default DEFAULT_TIMINGS). */
+  readonly timings?: Partial<Timings> | undefined;
 }
 
 export interface ShellPoolStats {
@@ -43,11 +46,13 @@ export const DEFAULT_POOL_SIZE = 2;
 export const DEFAULT_POOL_IDLE_MS = 5 * 60 * 1000;
 
 const HEADER_BYTES = 9;
-/** Zygotes that die on their own in a row before the pool stops restarting them. */
+/**
+ * Zygotes that die young (YOUNG_DEATH_MS) in a row before the pool stops restarting them: one
+ * death may be chance (killed from outside), three in a row mean it cannot run here.
+ */
 const MAX_CRASHES = 3;
-/** After the watchdog killed a unit's tree: how long the zygote has to report it (X) before the
- * server takes it for wedged and restarts the pool. */
-const ZYGOTE_ANSWER_MS = 1000;
+/** A zygote that dies sooner than this after its start counts towards MAX_CRASHES. */
+const YOUNG_DEATH_MS = 10_000;
 
 interface Pending {
   handler: ((chunk: Buffer) => void) | undefined;
@@ -65,6 +70,7 @@ export class ShellPool {
   readonly #options: ShellPoolOptions;
   readonly #size: number;
   readonly #idleMs: number;
+  readonly #timings: Timings;
   readonly #logger: Logger;
   readonly #pending = new Map<number, Pending>();
   #zygote: ChildProcess | undefined;
@@ -80,6 +86,7 @@ export class ShellPool {
     this.#options = options;
     this.#size = options.size ?? DEFAULT_POOL_SIZE;
     this.#idleMs = options.idleMs ?? DEFAULT_POOL_IDLE_MS;
+    this.#timings = withDefaults(options.timings);
     this.#logger = options.logger ?? silentLogger;
   }
 
@@ -200,7 +207,7 @@ export class ShellPool {
       }));
       if (!died) return;
       // A zygote that dies young, again and again, is broken: stop trying and spawn directly.
-      this.#crashes = Date.now() - startedAt < 10_000 ? this.#crashes + 1 : 0;
+      this.#crashes = Date.now() - startedAt < YOUNG_DEATH_MS ? this.#crashes + 1 : 0;
       if (this.#crashes >= MAX_CRASHES) {
         this.#stats.disabledReason = `the pool zygote died ${String(MAX_CRASHES)} times in a row`;
         this.#logger.warn(
@@ -278,7 +285,7 @@ export class ShellPool {
 
   /**
    * The watchdog (R7.6): the zygote did not end a command it was told to kill. The server kills
-   * the unit's tree itself; if the zygote then does not report the end either, it is wedged
+   * the unit's tree itself; if the zygote then does not report the end either (zygoteAnswerMs), it is wedged
    * (stopped, say): it and every unit are killed, their commands end with the reason, and the next
    * command starts a new zygote.
    */
@@ -288,7 +295,7 @@ export class ShellPool {
     // Still the zygote's child, so still the supervisor (not a pid reused since it was reaped).
     const supervisor = pending.supervisor;
     if (supervisor !== undefined && parentOf(supervisor) === zygote.pid) await killTree(supervisor);
-    await new Promise((resolve) => setTimeout(resolve, ZYGOTE_ANSWER_MS));
+    await new Promise((resolve) => setTimeout(resolve, this.#timings.zygoteAnswerMs));
     if (!this.#pending.has(id) || this.#zygote !== zygote) return;
     this.#logger.warn(
       `shell pool: the zygote (pid ${String(zygote.pid)}) did not answer; killing it and its commands, and starting a new one`,
@@ -328,7 +335,7 @@ export class ShellPool {
     zygote.stdin?.end();
     const force = setTimeout(() => {
       if (zygote.pid !== undefined) process.kill(zygote.pid, 'SIGTERM');
-    }, 5000);
+    }, this.#timings.zygoteStopMs);
     await closed;
     clearTimeout(force);
   }

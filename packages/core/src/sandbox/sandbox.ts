@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AhmaError } from '../errors.js';
 import { isInside, overlaps } from '../paths/inside.js';
+import { DEFAULT_TIMINGS } from '../process/timings.js';
 import { errorCode, type LabelledPath } from '../state/paths.js';
 import { handoffMounts, makeMissingHooksDirectories } from './handoff.js';
 import type { NetworkMode } from './network.js';
@@ -67,7 +68,10 @@ export interface SandboxOptions {
   readonly extraReadable?: readonly string[];
   /** More paths commands may not read (--deny-read), beyond the shipped lists. */
   readonly denyRead?: readonly string[];
-  /** Time the helper gives a stopped process tree between SIGTERM and SIGKILL (default 2000). */
+  /**
+   * Time the helper gives a stopped process tree between SIGTERM and SIGKILL (Timings.graceMs:
+   * the executor's backstop counts on the helper escalating first). Default DEFAULT_TIMINGS'.
+   */
   readonly graceMs?: number;
   /**
    * R7.11: the trust hand-off files (policy/handoff.json) are protected where the helper can (a
@@ -312,7 +316,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         : ['--rw', rule.path],
   );
 
-  const grace = ['--grace-ms', String(options.graceMs ?? 2000)];
+  const grace = ['--grace-ms', String(options.graceMs ?? DEFAULT_TIMINGS.graceMs)];
   // --scope: the helper checks where a command really starts (after its change of directory), so
   // a directory swapped for a link after the server checked working_directory cannot move it out.
   const inScope = ['--scope', options.scope];

@@ -123,8 +123,6 @@ export async function runSequence(
     truncated: collected.truncated || records.some((record) => record.truncated),
     fullOutputPath: collected.fullOutputPath,
     durationMs: performance.now() - started,
-    timedOut: status === 'timed_out',
-    cancelled: status === 'cancelled',
     steps: records,
   };
 }
@@ -170,7 +168,7 @@ async function runStep(
       command: prepared.command,
       cwd: prepared.cwd,
       // Killed because the whole sequence ran out of time: that is a timeout, not a cancel.
-      status: result.cancelled && sequenceTimedOut() ? 'timed_out' : result.status,
+      status: result.status === 'cancelled' && sequenceTimedOut() ? 'timed_out' : result.status,
       exitCode: result.exitCode,
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),

@@ -26,8 +26,6 @@ function result(output: string, extra: Partial<ExecutionResult> = {}): Execution
     truncated: false,
     fullOutputPath: undefined,
     durationMs: 12,
-    timedOut: false,
-    cancelled: false,
     ...extra,
   };
 }

@@ -54,8 +54,6 @@ const synthetic = (output = ''): ExecutionResult => ({
   truncated: false,
   fullOutputPath: undefined,
   durationMs: 0,
-  timedOut: false,
-  cancelled: false,
 });
 
 function unknownError(action: () => unknown): AhmaError {
@@ -285,7 +283,7 @@ describe('OperationManager: cancel', () => {
     expect(operations.cancel(op.id, 'the user changed their mind')).toBe(true);
     const snapshot = only(await operations.await([op.id], 10_000));
     expect(snapshot.status).toBe('cancelled');
-    expect(snapshot.result).toMatchObject({ status: 'cancelled', cancelled: true });
+    expect(snapshot.result).toMatchObject({ status: 'cancelled' });
     expect(snapshot.cancelReason).toBe('the user changed their mind');
     expect(markedProcesses(marker)).toEqual([]);
     expect(survivors(seen)).toEqual([]);

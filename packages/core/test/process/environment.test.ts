@@ -175,7 +175,7 @@ describe('R7.9: the engine never gives commands a denied variable', () => {
   let pooled: EngineFixture;
   let direct: EngineFixture;
   beforeAll(async () => {
-    const options = { env: base, envDeny: ['AHMA_HTTP_TOKEN', 'AWS_*'], graceMs: 300 };
+    const options = { env: base, envDeny: ['AHMA_HTTP_TOKEN', 'AWS_*'], timings: { graceMs: 300 } };
     pooled = await engineFixture({ ...options, noShellPool: false, poolSize: 1 });
     direct = await engineFixture({ ...options, noShellPool: true });
   });

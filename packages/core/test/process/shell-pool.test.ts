@@ -3,7 +3,7 @@
 // survives its zygote dying or going idle. ShellPool.take's environment entries (a command's own
 // variables, R7.16's proxy URL among them) reach argv and shell units verbatim.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AhmaError } from '../../src/errors.js';
@@ -27,8 +27,8 @@ let pooled: EngineFixture;
 let direct: EngineFixture;
 
 beforeAll(async () => {
-  pooled = await engineFixture({ noShellPool: false, poolSize: 2, graceMs: 300 });
-  direct = await engineFixture({ noShellPool: true, graceMs: 300 });
+  pooled = await engineFixture({ noShellPool: false, poolSize: 2, timings: { graceMs: 300 } });
+  direct = await engineFixture({ noShellPool: true, timings: { graceMs: 300 } });
 });
 
 afterAll(async () => {
@@ -144,16 +144,21 @@ describe('R4.1: the shell pool', () => {
   it('R4.1: a timeout kills exactly the command and its whole tree', async () => {
     const marker = newMarker();
     const bystander = newMarker();
-    const other = run(pooled.engine, { kind: 'shell', script: `exec -a ${bystander} sleep 2` });
+    // Runs until the test has seen it survive the other's timeout.
+    const other = run(pooled.engine, {
+      kind: 'shell',
+      script: `exec -a ${bystander} bash -c 'while [ ! -e ${bystander}.go ]; do sleep 0.02; done'`,
+    });
     const script = `setsid bash -c 'exec -a ${marker}-daemon sleep 300' & exec -a ${marker}-main sleep 300`;
     const pending = run(pooled.engine, { kind: 'shell', script }, { timeoutMs: 500 });
     const seen = await waitForMarked(marker, 2);
     const result = await pending;
-    expect(result).toMatchObject({ status: 'timed_out', timedOut: true });
+    expect(result).toMatchObject({ status: 'timed_out' });
     expect(markedProcesses(marker)).toEqual([]);
     expect(survivors(seen)).toEqual([]);
     // The other pooled command was not touched.
     expect(markedProcesses(bystander).length).toBe(1);
+    await writeFile(join(pooled.scope, `${bystander}.go`), '');
     expect((await other).status).toBe('completed');
   });
 
@@ -167,7 +172,7 @@ describe('R4.1: the shell pool', () => {
     );
     const seen = await waitForMarked(marker, 1);
     controller.abort();
-    expect(await pending).toMatchObject({ status: 'cancelled', cancelled: true });
+    expect(await pending).toMatchObject({ status: 'cancelled' });
     expect(survivors(seen)).toEqual([]);
   });
 
@@ -297,7 +302,11 @@ describe('R4.1: environment entries of one pooled command (ShellPool.take)', () 
 
 describe('R4.1: pool lifecycle', () => {
   it('R4.1: a zygote killed from outside fails its running command clearly; later commands spawn directly, then pool again', async () => {
-    const fixture = await engineFixture({ noShellPool: false, poolSize: 1, graceMs: 300 });
+    const fixture = await engineFixture({
+      noShellPool: false,
+      poolSize: 1,
+      timings: { graceMs: 300 },
+    });
     try {
       const pool = fixture.engine.pool;
       expect(pool).toBeDefined();

@@ -24,6 +24,12 @@ function recordingLogger(): Logger & { readonly lines: string[] } {
   return { lines, info: (line) => lines.push(line), warn: (line) => lines.push(line) };
 }
 
+/**
+ * Every step of stopping a command made short (the defaults add up to 6 s; process/timings.ts):
+ * each wait here is for a process the test stopped, so none can end early by being short.
+ */
+const QUICK_STOPS = { graceMs: 200, backstopSlackMs: 300, watchdogMs: 500, zygoteAnswerMs: 300 };
+
 let fixtures: EngineFixture[] = [];
 afterEach(async () => {
   await Promise.all(fixtures.map((fixture) => fixture.dispose()));
@@ -31,7 +37,12 @@ afterEach(async () => {
 });
 
 async function pooledEngine(logger: Logger) {
-  const fixture = await engineFixture({ noShellPool: false, poolSize: 1, graceMs: 200, logger });
+  const fixture = await engineFixture({
+    noShellPool: false,
+    poolSize: 1,
+    timings: QUICK_STOPS,
+    logger,
+  });
   fixtures.push(fixture);
   // Ready: a command has gone through the zygote.
   expect(await run(fixture.engine, ['true'])).toMatchObject({ status: 'completed' });
@@ -55,8 +66,8 @@ describe('R7.6: the watchdog', () => {
     process.kill(zygote, 'SIGSTOP'); // what a hostile command could do before per-command domains
     const started = Date.now();
     const result = await running;
-    // timeout 0.5 s + grace 0.2 s + backstop 1 s + watchdog 2 s + the zygote's 1 s to answer
-    expect(Date.now() - started).toBeLessThan(8_000);
+    // timeout 0.5 s + grace 0.2 s + backstop 0.3 s + watchdog 0.5 s + the zygote's 0.3 s to answer
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ status: 'timed_out', exitCode: null });
     expect(result.output).toMatch(/supervisor did not end it .* the server killed its processes/);
     expect(await eventually(() => survivors(seen).length === 0)).toBe(true);
@@ -88,7 +99,7 @@ describe('R7.6: the watchdog', () => {
   });
 
   it('R7.6: a stopped supervisor of a direct spawn cannot keep its command past the timeout either', async () => {
-    const fixture = await engineFixture({ noShellPool: true, graceMs: 200 });
+    const fixture = await engineFixture({ noShellPool: true, timings: QUICK_STOPS });
     fixtures.push(fixture);
     const marker = newMarker();
     const running = run(

@@ -40,8 +40,6 @@ async function finishedOperation(engine: Engine, output: string): Promise<Operat
       truncated: false,
       fullOutputPath: undefined,
       durationMs: 0,
-      timedOut: false,
-      cancelled: false,
     }),
   );
   const [finished] = await engine.operations.await([id]);
