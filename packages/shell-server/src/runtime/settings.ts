@@ -1,5 +1,6 @@
-// What one ahma-shell process is asked to be: the options its command line (cli/options.ts) parses
-// into, and their defaults. The runtime and the transports read these; only cli/ writes them.
+// What one ahma-shell process is asked to be: the options its command line parses into, and their
+// defaults. Each option's flag, environment variable and help is declared once, in flags.ts; cli/
+// reads the command line into these, the runtime and the transports read them.
 import type { NetworkMode } from '@ahma/core';
 
 export interface ServerOptions {
@@ -98,3 +99,8 @@ export const DEFAULT_MAX_SESSIONS = 100;
 /** An isolated session is a Node process of ~80 MB: a desk needs a few, not a hundred. */
 export const DEFAULT_MAX_ISOLATED_SESSIONS = 16;
 export const DEFAULT_SESSION_MEMORY_MB = 2048;
+/** Loopback: a server reachable from other machines is asked for by name. */
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
+export const DEFAULT_HTTP_PORT = 3000;
+/** Where a remote server's OAuth login returns to (R14.5). */
+export const DEFAULT_OAUTH_CALLBACK_PORT = 8080;
