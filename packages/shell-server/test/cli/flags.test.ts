@@ -1,6 +1,7 @@
 // The flag table (runtime/flags.ts) is the one declaration of ahma-shell's flags: every flag has
 // its AHMA_* variable, which stands in for it; --help lists every flag; and what an isolated
 // session's process is given reads back to the server's options.
+import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolveSandboxScope, resolveToolsDir } from '@ahma/core';
@@ -95,6 +96,14 @@ describe.concurrent('the flag table', () => {
       return line?.index ?? -1;
     });
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+
+  it("SPEC §7: the README's command-line table has a row for every flag, with its variable", () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    for (const [, flag] of FLAGS) {
+      const row = new RegExp(`^\\| \`--${flag.name}[ \`].*\\| \`${flag.env}[=\`]`, 'm');
+      expect(readme, flag.name).toMatch(row);
+    }
   });
 
   it('SPEC §7: each variable stands in for its flag; the flag, when given, wins over it', () => {
