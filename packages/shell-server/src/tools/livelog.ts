@@ -15,15 +15,8 @@ import {
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { audit } from '../calls/audit.js';
 import { runOperation } from '../calls/operation-runner.js';
-import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../calls/results.js';
-import {
-  RUNS_AS_TASK,
-  invalidArguments,
-  isRefusal,
-  refusing,
-  type ToolContext,
-  type ToolEntry,
-} from './tool.js';
+import { operationTool } from './command-tool.js';
+import { isRefusal, refusing, type ToolContext, type ToolEntry } from './tool.js';
 
 export const HOW_ALERTS_ARRIVE =
   'While the monitor runs, each issue the model finds arrives as a notifications/message warning (logger "ahma") naming this operation, with the summary and the output it is about. It runs until the source ends, its timeout passes or you `cancel` it; the final result counts the chunks checked and the alerts raised.';
@@ -35,19 +28,15 @@ export const NO_ALERTS_WITHOUT_PUSHES =
 export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry {
   const settings = loaded.leaf.livelog;
   if (settings === undefined) throw new Error(`${loaded.name} is not a livelog tool`);
-  const tool: Tool = {
-    name: loaded.name,
-    description: `${loaded.description}\n\n${HOW_ALERTS_ARRIVE}`,
-    inputSchema: loaded.inputSchema as Tool['inputSchema'],
-    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
-    execution: RUNS_AS_TASK,
-  };
-  return {
-    tool,
-    fromWords: () => ({}),
-    async call(args, call) {
-      const invalid = invalidArguments(context, tool, args);
-      if (invalid !== undefined) return invalid;
+  return operationTool(
+    context,
+    {
+      name: loaded.name,
+      description: `${loaded.description}\n\n${HOW_ALERTS_ARRIVE}`,
+      inputSchema: loaded.inputSchema as Tool['inputSchema'],
+      fromWords: () => ({}),
+    },
+    async (args, call) => {
       const { engine } = context;
       const cwd = await refusing(() =>
         resolveWorkingDirectory(
@@ -100,7 +89,7 @@ export function livelogTool(loaded: LoadedTool, context: ToolContext): ToolEntry
       }
       return { kind: 'operation', snapshot };
     },
-  };
+  );
 }
 
 /**

@@ -1,73 +1,39 @@
-// The MCP tool of a registered command (SPEC §8): run like every command tool, through the same
-// engine (sandbox, warm shells, timeouts, async or sync, audit, bounded output, cancel). Its
-// arguments reach the executable in their declared order, one argv element each.
-import {
-  callInteractive,
-  callLane,
-  callMaxOutputTokens,
-  prepareRegisteredCall,
-  registeredInputSchema,
-  type RegisteredCommand,
-} from '@ahma/core';
+// The MCP tool of a registered command (SPEC §8): it runs like every command tool, through the same
+// pipeline (command-tool.ts: sandbox, warm shells, timeouts, async or sync, audit, bounded output,
+// cancel). Its arguments reach the executable in their declared order, one argv element each, and
+// it blocks unless it was registered `async`.
+import { prepareRegisteredCall, registeredInputSchema, type RegisteredCommand } from '@ahma/core';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { blocks } from '../calls/operation-runner.js';
-import { runCommand } from '../calls/run-command.js';
-import { COMMAND_OUTPUT_SCHEMA, outputSchemaWithError } from '../calls/results.js';
-import {
-  RUNS_AS_TASK,
-  invalidArguments,
-  isRefusal,
-  refusing,
-  wordValue,
-  type ToolContext,
-  type ToolEntry,
-} from './tool.js';
+import { defineCommandTool } from './command-tool.js';
+import { wordValue, type ToolContext, type ToolEntry } from './tool.js';
 
 export function registeredTool(
   command: RegisteredCommand,
   context: ToolContext,
   asyncGuidance: string,
 ): ToolEntry {
-  const tool: Tool = {
+  return defineCommandTool(context, {
     name: command.name,
     description: describe(command, asyncGuidance),
     inputSchema: registeredInputSchema(command) as Tool['inputSchema'],
-    outputSchema: outputSchemaWithError(COMMAND_OUTPUT_SCHEMA),
-    execution: RUNS_AS_TASK,
-  };
-  return {
-    tool,
+    synchronous: command.async !== true,
     fromWords: (words) => positionalArguments(command, words),
-    async call(args, call) {
-      const invalid = invalidArguments(context, tool, args);
-      if (invalid !== undefined) return invalid;
-      const prepared = await refusing(() =>
-        prepareRegisteredCall(command, args, {
-          scope: context.engine.sandbox.scope,
-          path: context.env['PATH'],
-        }),
-      );
-      if (isRefusal(prepared)) return prepared;
-      const snapshot = await runCommand(
-        context,
-        command.name,
-        blocks(context.forceSync, command.async !== true, args),
-        {
-          command: { kind: 'argv', argv: prepared.argv },
-          cwd: prepared.cwd,
-          timeoutSeconds: prepared.timeoutSeconds,
-          maxOutputTokens: callMaxOutputTokens(args),
-          interactive: callInteractive(args),
-          lane: callLane(command.name, undefined, args),
-          cleanup: () => Promise.resolve(),
-        },
-        call,
-      );
-      return { kind: 'operation', snapshot };
+    async toCommand(args) {
+      // The executable is looked up again at every call: it may have gone since it was registered.
+      const prepared = await prepareRegisteredCall(command, args, {
+        scope: context.engine.sandbox.scope,
+        path: context.env['PATH'],
+      });
+      return {
+        command: { kind: 'argv', argv: prepared.argv },
+        cwd: prepared.cwd,
+        timeoutSeconds: prepared.timeoutSeconds,
+      };
     },
-  };
+  });
 }
 
+/** Its own description (or the fallback), the command line it runs, and the async guidance if async. */
 function describe(command: RegisteredCommand, asyncGuidance: string): string {
   const names = Object.entries(command.args ?? {}).map(([name, argument]) =>
     argument.flag === undefined ? name : `${argument.flag} ${name}`,
