@@ -5,10 +5,14 @@
 import { join } from 'node:path';
 import { AhmaError } from '../errors.js';
 
-export type Environment = Record<string, string>;
+/**
+ * A command's environment: every variable set (the server's own environment, with variables that
+ * may be unset, is shell-server's Environment).
+ */
+export type CommandEnvironment = Record<string, string>;
 
 /** Variables that make tools behave non-interactively (SPEC §3). */
-export const NON_INTERACTIVE_ENV: Readonly<Environment> = {
+export const NON_INTERACTIVE_ENV: Readonly<CommandEnvironment> = {
   CI: '1',
   GIT_TERMINAL_PROMPT: '0',
   GIT_PAGER: 'cat',
@@ -48,9 +52,9 @@ export function commandEnvironment(
   base: Readonly<Record<string, string | undefined>>,
   cacheRoot: string | undefined,
   deny: readonly string[] = [],
-): Environment {
+): CommandEnvironment {
   const denied = envDenyMatcher(deny);
-  const env: Environment = {};
+  const env: CommandEnvironment = {};
   for (const [key, value] of Object.entries(base)) {
     if (value !== undefined && !REMOVED_ENV.has(key) && !denied(key)) env[key] = value;
   }

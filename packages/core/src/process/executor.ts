@@ -12,7 +12,7 @@ import { explainRefusals, type Explained } from '../sandbox/refusal-hints.js';
 import { narrowest, type NetworkMode } from '../sandbox/network.js';
 import type { OwnConfinement, Sandbox } from '../sandbox/sandbox.js';
 import type { WriteGrants } from '../sandbox/write-grants.js';
-import { tempDirectory, type Environment } from './environment.js';
+import { tempDirectory, type CommandEnvironment } from './environment.js';
 import {
   Conversation,
   DEFAULT_INTERACTIVE_IDLE_MS,
@@ -83,7 +83,7 @@ export interface ExecutionRequest {
 
 export interface ExecutorOptions {
   readonly sandbox: Sandbox;
-  readonly env: Environment;
+  readonly env: CommandEnvironment;
   readonly limits: OutputLimits;
   /** How long each step of stopping a command waits (timings.ts; default DEFAULT_TIMINGS). */
   readonly timings?: Partial<Timings> | undefined;
@@ -109,8 +109,8 @@ export interface ExecutorOptions {
  */
 function commandEnv(
   request: ExecutionRequest,
-  passEnv: Environment | undefined,
-): Environment | undefined {
+  passEnv: CommandEnvironment | undefined,
+): CommandEnvironment | undefined {
   const readOnly = request.readOnly === true ? { GIT_OPTIONAL_LOCKS: '0' } : undefined;
   if (request.env === undefined && readOnly === undefined) return passEnv;
   return { ...request.env, ...readOnly, ...passEnv };
@@ -143,7 +143,7 @@ export class Executor {
   }
 
   /** The environment every command gets. */
-  get env(): Environment {
+  get env(): CommandEnvironment {
     return this.#options.env;
   }
 
@@ -260,7 +260,7 @@ export class Executor {
 
   #spawn(
     request: ExecutionRequest,
-    passEnv: Environment | undefined,
+    passEnv: CommandEnvironment | undefined,
     own: OwnConfinement | undefined,
   ): ChildProcess {
     const { file, args } = this.#options.sandbox.wrap(commandArgv(request.command), own);

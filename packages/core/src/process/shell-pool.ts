@@ -10,7 +10,7 @@ import { constants } from 'node:os';
 import { AhmaError } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import type { CommandLine, Sandbox } from '../sandbox/sandbox.js';
-import type { Environment } from './environment.js';
+import type { CommandEnvironment } from './environment.js';
 import type { Command } from './execution-types.js';
 import { killTree, parentOf } from './kill-tree.js';
 import type { ExitStatus, RunningCommand } from './running-command.js';
@@ -18,7 +18,7 @@ import { withDefaults, type Timings } from './timings.js';
 
 export interface ShellPoolOptions {
   readonly sandbox: Sandbox;
-  readonly env: Environment;
+  readonly env: CommandEnvironment;
   /** Warm shells kept ready (default 2). */
   readonly size?: number;
   /** Idle time after which the zygote and its warm shells are stopped (default 5 minutes). */

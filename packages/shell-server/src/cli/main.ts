@@ -5,7 +5,7 @@ import { createLogger } from './logging.js';
 import { runOneShot } from './one-shot.js';
 import { parseCommandLine, USAGE } from './options.js';
 import { SERVER_VERSION } from '../package.js';
-import { ExplainedRefusal, serveStdio, TTY_REFUSAL } from '../transports/stdio/serve.js';
+import { serveStdio, TTY_REFUSAL } from '../transports/stdio/serve.js';
 
 const out = {
   stdout: (text: string) => void process.stdout.write(text),
@@ -58,7 +58,7 @@ async function main(): Promise<number> {
     const { authRefusal } = await import('../transports/http/server.js');
     const refusal = authRefusal(options.httpHost, token, options.httpNoAuth);
     if (refusal !== undefined) {
-      out.stderr(`ahma-shell: ${refusal}\n`);
+      out.stderr(`ahma-shell: ${refusal.message}\n`);
       return 2;
     }
   } else if (options.toolName === undefined && process.stdin.isTTY) {
@@ -87,14 +87,8 @@ async function main(): Promise<number> {
         stderrIsTerminal: process.stderr.isTTY === true,
       });
     }
-    await serveStdio(settings, out.stderr);
-    return 0;
+    return await serveStdio(settings, out.stderr);
   } catch (error) {
-    // Printed and answered to the client's requests already (transports/stdio/start-refusal.ts).
-    if (error instanceof ExplainedRefusal) {
-      logger.fatal({ err: error.refusal }, 'ahma-shell stopped');
-      return 1;
-    }
     // Startup refusals (no sandbox, bad scope) explain themselves; anything else is a bug.
     const message =
       error instanceof AhmaError

@@ -1,8 +1,8 @@
 // The process of one isolated session (R8D.3): `ahma-shell --mode stdio --sandbox-scope <scope>`
 // started in a session and process group of its own, without the HTTP server's secrets in its
 // environment (R7.9), its stdout split into lines, the end of its stderr kept to explain an exit,
-// and a stop that leaves nothing behind. It knows no MCP: the session (isolation/isolated-session.ts)
-// reads and writes the lines.
+// and a stop that leaves nothing behind. It knows no MCP: the session's process slot
+// (isolation/process-slot.ts) reads and writes the lines.
 //
 // Stopping: stdin is closed and SIGTERM sent, so the server closes its runtime (cancels running
 // commands, stops warm shells, removes its private state) and exits; after `graceMs` the server is

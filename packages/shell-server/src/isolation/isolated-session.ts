@@ -1,70 +1,64 @@
 // One session of `--session-isolation` (R8D): the session's client on one side (`upstream`, any SDK
-// Transport: the HTTP session's, or an InMemoryTransport in tests), on the other its own
-// `ahma-shell --mode stdio --sandbox-scope <scope>` process (R8D.3, isolation/child.ts). The scope is
-// the client's first root (R8D.7), else the server's default (R8D.9), and is locked for the
-// session's life (R8D.8): no command of the session ever runs in another one. Transport-agnostic,
-// so the HTTP router only creates one per session and routes its requests.
+// Transport), on the other its own `ahma-shell --mode stdio --sandbox-scope <scope>` process
+// (R8D.3). The rule it keeps: the scope is the client's first root (R8D.7), else the server's
+// default (R8D.9), and is locked for the session's life (R8D.8): no command of the session ever
+// runs in another scope, and a session that cannot keep to that ends instead. Transport-agnostic,
+// so the HTTP layer only creates one per session and routes its requests to it.
 //
-// The state machine (`#phase`):
+// This file takes the steps that change the session's life: locking the scope, starting,
+// replacing and stopping its process, ending. The rest is in parts that each keep one rule:
 //
-//   init ──initialize──▶ initializing ──answer──▶ roots ──scope settled──▶ starting ──▶ ready
-//     ▲                       │ (an error answer: back to init)     │            ▲  │
-//     └───────────────────────┘                                    │   (crash)  └──┘
-//   any phase ──roots changed after the lock, an unusable root, the process dying twice──▶ ended
-//   any phase ──close(), or the client's transport closing──▶ ended (closed)
-//
-// - init: the first process is started at once, on the DEFAULT scope, only to answer initialize:
-//   it never gets another request (ping is answered here; everything else is held).
-// - initializing: the client's initialize went to it; its answer goes back unchanged.
-// - roots: waiting for notifications/initialized, then for roots/list (isolation/session-roots.ts: asked
-//   once initialized if the client declared `roots`, asked again on each later message, since over
-//   HTTP the first question may find no GET stream; bounded by `rootsTimeoutMs`, counted from the
-//   initialize answer, after which the default scope is used and a warning logged). A client
-//   without `roots` gets the default scope as soon as it is initialized.
-// - starting: the scope is locked. If it is the first process's own scope, that process serves on
-//   (it is sent notifications/initialized). Otherwise it is stopped and a new process started on
-//   the locked scope (R8D.14), and the handshake replayed: the client's initialize params (the
-//   answer is swallowed), notifications/initialized if the client has sent it, the last
-//   logging/setLevel after a restart.
-// - ready: the held messages go to the process in their order, then every message is passed on
-//   both ways unchanged: requests, answers, notifications (progress, notifications/message pushes,
-//   tools/list_changed), the process's requests to the client. Progress is sent as related to the
-//   request that asked for it (its progressToken), so over HTTP it travels on that request's
-//   stream; an answer goes where its request came from.
-// - A crash (the process exiting unasked, R8.5): it is started again on the same scope and the
-//   handshake replayed; the tools/call requests it was running are answered with an error (whether
-//   their command ran is unknown), its other open requests are sent again. Dying again within
-//   `restartWindowMs` of the last crash ends the session (`child_failed`): every open and later
-//   request gets an error naming the exit.
-// - notifications/roots/list_changed after the lock ends the session at once (R8D.12): the process
-//   is stopped, an error logged, `onTerminated('roots_changed')` tells the HTTP layer to answer 403
-//   from now on (R8D.13). Before the lock it only makes the roots be asked again.
-// - An unusable first root (not a file:// URI, missing, not a directory, `/`, or one the server's
-//   root policy refuses: outside --allowed-roots, a pseudo file system, temp, $HOME) ends the session
-//   (`invalid_root`) like --sandbox-scope would refuse it at start: falling back to the default
-//   scope would run the client's commands in a tree it did not name.
-// - close() stops the process and everything under it, then closes the client's transport.
+// - handshake.ts: the phases from initialize to the locked scope, and what a new process is told;
+// - session-roots.ts: asking the client for its roots, bounded, and the scope they give;
+// - from-client.ts, from-process.ts: what each message of either side does;
+// - message-router.ts: where a message goes once the session serves, and what waits until then;
+// - restart-policy.ts: a process that dies is replaced once; a crash loop ends the session;
+// - termination.ts: why a session ends by itself, and what its requests get from then on;
+// - process-slot.ts, client-wire.ts: the two ends (one process at a time; sends in order).
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type JSONRPCResultResponse,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { ahmaShellBin } from '../package.js';
-import { SessionChild, type ChildCommand, type ChildExit } from './child.js';
-import type { RootPolicy } from './root-scope.js';
 import { errorResponse } from '../jsonrpc/incoming.js';
+import type { ResponseMessage } from '../jsonrpc/message-kind.js';
 import { keyOf } from '../jsonrpc/request-key.js';
+import { ahmaShellBin } from '../package.js';
+import type { ChildCommand, ChildExit } from './child.js';
+import { ClientWire } from './client-wire.js';
+import { fromClient } from './from-client.js';
+import { fromProcess } from './from-process.js';
+import {
+  HANDSHAKE_TIMEOUT_MS,
+  Handshake,
+  initializedNotification,
+  replayedInitialize,
+} from './handshake.js';
+import { MessageRouter } from './message-router.js';
+import { ProcessSlot } from './process-slot.js';
+import {
+  CrashWindow,
+  afterCrash,
+  callLost,
+  describeExit,
+  splitOpenRequests,
+} from './restart-policy.js';
+import type { RootPolicy } from './root-scope.js';
+import type { SessionParts } from './session-parts.js';
 import { RootsProbe, type RootsOutcome } from './session-roots.js';
+import {
+  diedAgain,
+  initializeRefused,
+  initializeUnanswered,
+  invalidRoot,
+  refusalCode,
+  type Ending,
+  type TerminationReason,
+} from './termination.js';
 
-export type TerminationReason = 'roots_changed' | 'child_failed' | 'invalid_root';
+export type { TerminationReason } from './termination.js';
+export { DEFAULT_RESTART_WINDOW_MS } from './restart-policy.js';
+export { DEFAULT_STOP_GRACE_MS } from './process-slot.js';
 
 export interface IsolatedSessionOptions {
   /** The client's side: started here (do not start or connect it yourself). */
@@ -107,10 +101,6 @@ export interface IsolatedSession {
 }
 
 export const DEFAULT_ROOTS_TIMEOUT_MS = 10_000;
-export const DEFAULT_RESTART_WINDOW_MS = 30_000;
-export const DEFAULT_STOP_GRACE_MS = 3_000;
-/** A process that has not answered the replayed initialize by then is taken for broken. */
-const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export function createIsolatedSession(options: IsolatedSessionOptions): IsolatedSession {
   const session = new Isolation(options);
@@ -128,267 +118,103 @@ export function createIsolatedSession(options: IsolatedSessionOptions): Isolated
   };
 }
 
-type Phase = 'init' | 'initializing' | 'roots' | 'starting' | 'ready' | 'ended';
-
-/** An answer to a request (an error answer without an id answers none and is not passed on). */
-type Response = (JSONRPCResultResponse | JSONRPCErrorResponse) & { readonly id: RequestId };
-
-type Classified =
-  | { readonly kind: 'request'; readonly message: JSONRPCRequest }
-  | { readonly kind: 'notification'; readonly message: JSONRPCNotification }
-  | { readonly kind: 'response'; readonly message: Response };
-
-/** The kind of a JSON-RPC message by its shape (the message itself is passed on untouched). */
-function classify(value: unknown): Classified | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const fields = value as Record<string, unknown>;
-  const hasId = typeof fields['id'] === 'string' || typeof fields['id'] === 'number';
-  if (typeof fields['method'] === 'string') {
-    return hasId
-      ? { kind: 'request', message: value as JSONRPCRequest }
-      : { kind: 'notification', message: value as JSONRPCNotification };
-  }
-  if (hasId && ('result' in fields || 'error' in fields)) {
-    return { kind: 'response', message: value as Response };
-  }
-  return undefined;
-}
-
-function describeExit(exit: ChildExit, lastWords: string | undefined): string {
-  const how =
-    exit.error !== undefined
-      ? `it could not be started: ${exit.error.message}`
-      : exit.signal !== null
-        ? `killed by ${exit.signal}`
-        : `exit code ${String(exit.code)}`;
-  return lastWords === undefined ? how : `${how}; it said: ${lastWords}`;
-}
-
 class Isolation {
-  readonly #upstream: Transport;
-  readonly #logger: Logger;
   readonly #options: IsolatedSessionOptions;
+  readonly #logger: Logger;
   readonly #defaultScope: string;
-  readonly #command: ChildCommand;
-  readonly #restartWindowMs: number;
-  readonly #stopGraceMs: number;
   /** Prefix of the ids of the requests this session makes itself (never the client's). */
   readonly #nonce = `ahma-isolation-${randomBytes(6).toString('hex')}`;
-  readonly #roots: RootsProbe;
-
-  #phase: Phase = 'init';
-  #scope: string | undefined;
-  #terminated: TerminationReason | undefined;
-  /** What every request gets once the session has ended by itself. */
-  #endMessage = '';
-  #closing: Promise<void> | undefined;
-  #upstreamClosed = false;
-
-  #child: SessionChild | undefined;
-  #childScope: string | undefined;
-  /** Bumped whenever the current process is replaced or stopped: older ones are not heard. */
-  #generation = 0;
-  readonly #stopping = new Set<Promise<void>>();
-  #lastCrashAt: number | undefined;
-
-  /** The client's initialize request (replayed to every later process). */
-  #initialize: JSONRPCRequest | undefined;
-  #clientInitialized = false;
-  /** Client messages waiting for the session to be ready, in arrival order. */
-  readonly #held: JSONRPCMessage[] = [];
-  /** Client requests the current process has not answered. */
-  readonly #inFlight = new Map<string, JSONRPCRequest>();
-  /** Progress tokens of those requests → the request (progress goes on its stream). */
-  readonly #progressTokens = new Map<string, RequestId>();
-  /** Requests of the current process to the client, not answered yet. */
-  readonly #childAsks = new Set<string>();
-  /** The replayed initialize being answered, and whether initialized follows it. */
-  #handshake: { readonly key: string; readonly sendInitialized: boolean } | undefined;
-  #handshakeTimer: NodeJS.Timeout | undefined;
-  /** Ids of requests this session made to the process whose answers are no one's business. */
-  readonly #swallowed = new Set<string>();
-  /** The last logging/setLevel params the client sent: replayed to a restarted process. */
-  #logLevel: JSONRPCRequest['params'];
   #ids = 0;
-  /** Sends to the client, in order. */
-  #sending: Promise<void> = Promise.resolve();
+
+  readonly #handshake = new Handshake();
+  readonly #crashes: CrashWindow;
+  readonly #router: MessageRouter;
+  readonly #process: ProcessSlot;
+  readonly #roots: RootsProbe;
+  readonly #client: ClientWire;
+  /** What the message handlers (from-client.ts, from-process.ts) are given. */
+  readonly #parts: SessionParts;
+  #replayTimer: NodeJS.Timeout | undefined;
+  /** Why the session ended by itself, and what every request gets from then on. */
+  #ending: Ending | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(options: IsolatedSessionOptions) {
     this.#options = options;
-    this.#upstream = options.upstream;
     this.#logger = options.logger;
     this.#defaultScope = realPath(options.defaultScope);
-    this.#command = options.childCommand ?? {
-      file: process.execPath,
-      args: [ahmaShellBin(), '--mode', 'stdio'],
-    };
-    this.#restartWindowMs = options.restartWindowMs ?? DEFAULT_RESTART_WINDOW_MS;
-    this.#stopGraceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+    const rootsTimeoutMs = options.rootsTimeoutMs ?? DEFAULT_ROOTS_TIMEOUT_MS;
+    this.#crashes = new CrashWindow(options.restartWindowMs);
+    this.#router = new MessageRouter({
+      toChild: (message) => this.#process.write(message),
+      toClient: (message, relatedRequestId) => this.#client.send(message, relatedRequestId),
+    });
+    this.#process = new ProcessSlot({
+      command: options.childCommand ?? {
+        file: process.execPath,
+        args: [ahmaShellBin(), '--mode', 'stdio'],
+      },
+      env: options.env,
+      logger: this.#logger,
+      stopGraceMs: options.stopGraceMs,
+      onMessage: (message) => fromProcess(this.#parts, message),
+      onExit: (exit, lastWords) => this.#processExited(exit, lastWords),
+    });
     this.#roots = new RootsProbe({
       idPrefix: `${this.#nonce}:roots:`,
-      timeoutMs: options.rootsTimeoutMs ?? DEFAULT_ROOTS_TIMEOUT_MS,
+      timeoutMs: rootsTimeoutMs,
       policy: options.roots ?? { allowed: [this.#defaultScope], forbidden: [], privatePaths: [] },
-      send: (request, relatedRequestId) => this.#toClient(request, relatedRequestId),
+      send: (request, relatedRequestId) => this.#client.send(request, relatedRequestId),
       onSettled: (outcome) => this.#rootsSettled(outcome),
     });
-
-    // Chained like the SDK's Protocol.connect: whoever set them before keeps being called.
-    const priorClose = this.#upstream.onclose;
-    this.#upstream.onclose = () => {
-      this.#upstreamClosed = true;
-      priorClose?.();
-      void this.close();
-    };
-    const priorError = this.#upstream.onerror;
-    this.#upstream.onerror = (error) => {
-      priorError?.(error);
-      this.#logger.warn({ err: error }, 'isolated session: transport error');
-    };
-    this.#upstream.onmessage = (message) => this.#fromClient(message);
-
-    this.#spawn(this.#defaultScope);
-    this.#upstream.start().catch((error: unknown) => {
-      this.#logger.error({ err: error }, 'isolated session: the transport did not start');
-      void this.close();
+    this.#client = new ClientWire(options.upstream, this.#logger, {
+      onMessage: (message) => fromClient(this.#parts, message),
+      onClose: () => void this.close(),
     });
+    this.#parts = {
+      handshake: this.#handshake,
+      router: this.#router,
+      roots: this.#roots,
+      process: this.#process,
+      client: this.#client,
+      logger: this.#logger,
+      rootsTimeoutMs,
+      closing: () => this.#closing !== undefined,
+      terminate: (ending) => this.#terminate(ending),
+      refuse: (id) => this.#refuse(id),
+      replayAnswered: (message, sendInitialized) => this.#replayAnswered(message, sendInitialized),
+    };
+    // The first process starts at once, on the default scope, only to answer initialize.
+    this.#process.start(this.#defaultScope);
+    this.#client.start(() => void this.close());
   }
 
   get scope(): string | undefined {
-    return this.#scope;
+    return this.#handshake.scope;
   }
 
   get terminated(): TerminationReason | undefined {
-    return this.#terminated;
+    return this.#ending?.reason;
   }
 
   get childPid(): number | undefined {
-    return this.#child?.pid;
+    return this.#process.pid;
   }
 
   close(): Promise<void> {
     return (this.#closing ??= (async () => {
-      this.#phase = 'ended';
+      this.#handshake.end();
       this.#roots.cancel();
-      this.#stopChild();
-      await Promise.all([...this.#stopping]);
-      await this.#sending;
-      if (!this.#upstreamClosed) {
-        this.#upstreamClosed = true;
-        await this.#upstream.close().catch(() => undefined);
-      }
+      this.#stopProcess();
+      await this.#process.stopped();
+      await this.#client.close();
     })());
   }
 
-  // ── From the client ──────────────────────────────────────────────────────────────────────────
-
-  #fromClient(value: unknown): void {
-    const classified = classify(value);
-    if (classified === undefined) return; // the transport checked the envelope already
-    if (this.#phase === 'ended') {
-      // Ended by itself: every request gets the reason. Closed: the client is going.
-      if (classified.kind === 'request' && this.#closing === undefined) {
-        this.#refuse(classified.message.id);
-      }
-      return;
-    }
-    switch (classified.kind) {
-      case 'response':
-        this.#clientAnswered(classified.message);
-        return;
-      case 'notification':
-        this.#clientNotified(classified.message);
-        return;
-      case 'request':
-        this.#clientAsked(classified.message);
-        return;
-    }
-  }
-
-  #clientAnswered(message: Response): void {
-    if (this.#roots.owns(message.id)) {
-      this.#roots.answer(message);
-      return;
-    }
-    if (this.#childAsks.delete(keyOf(message.id))) {
-      this.#toChild(message);
-      return;
-    }
-    this.#logger.debug({ id: message.id }, 'isolated session: an answer no live process asked for');
-  }
-
-  #clientNotified(notification: JSONRPCNotification): void {
-    switch (notification.method) {
-      case 'notifications/initialized':
-        this.#clientInitialized = true;
-        if (this.#phase === 'init' || this.#phase === 'initializing') return; // remembered
-        if (this.#phase === 'roots') {
-          this.#afterInitialized();
-          return;
-        }
-        break; // the scope was locked without waiting for it: the process gets it in order
-      case 'notifications/roots/list_changed':
-        if (this.#scope !== undefined) {
-          this.#terminate(
-            'roots_changed',
-            `this session was ended: its client's roots changed after its sandbox scope was locked to ${this.#scope}, and a session's scope never changes; start a new session`,
-          );
-        } else if (this.#phase === 'roots' && this.#clientInitialized) {
-          this.#roots.ask();
-        }
-        return;
-      case 'notifications/cancelled': {
-        const id = (notification.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') {
-          const key = keyOf(id);
-          const held = this.#held.findIndex(
-            (message) => 'method' in message && 'id' in message && keyOf(message.id) === key,
-          );
-          if (held !== -1) {
-            this.#held.splice(held, 1); // never sent: nothing to cancel
-            return;
-          }
-          this.#settle(key);
-        }
-        break;
-      }
-    }
-    if (this.#phase === 'roots' && this.#clientInitialized) this.#roots.ask();
-    this.#forwardOrHold(notification);
-  }
-
-  #clientAsked(request: JSONRPCRequest): void {
-    if (request.method === 'initialize') {
-      if (this.#initialize !== undefined) {
-        this.#toClient(
-          errorResponse(request.id, ErrorCode.InvalidRequest, 'the session is already initialized'),
-          request.id,
-        );
-        return;
-      }
-      this.#initialize = request;
-      this.#phase = 'initializing';
-      this.#toChild(request); // or, if the process just died, by its successor (#childExited)
-      return;
-    }
-    if (request.method === 'ping' && this.#phase !== 'ready') {
-      this.#toClient({ jsonrpc: '2.0', id: request.id, result: {} }, request.id);
-      return;
-    }
-    if (this.#phase === 'roots' && this.#clientInitialized) this.#roots.ask(request.id);
-    this.#forwardOrHold(request);
-  }
-
-  #afterInitialized(): void {
-    const params = this.#initialize?.params as { capabilities?: { roots?: unknown } } | undefined;
-    if (params?.capabilities?.roots === undefined) {
-      this.#roots.settleDefault('the client did not declare the roots capability');
-    } else {
-      this.#roots.ask();
-    }
-  }
+  // ── The scope ────────────────────────────────────────────────────────────────────────────────
 
   #rootsSettled(outcome: RootsOutcome): void {
-    if (this.#phase === 'ended' || this.#scope !== undefined) return;
+    if (!this.#handshake.awaitsScope) return;
     switch (outcome.kind) {
       case 'root':
         this.#lock(outcome.scope, `the client's first root ${outcome.uri}`);
@@ -401,335 +227,140 @@ class Isolation {
         this.#lock(this.#defaultScope, outcome.why);
         return;
       case 'invalid':
-        this.#terminate(
-          'invalid_root',
-          `this session cannot start: ${outcome.message}. A session's sandbox scope is its client's first root, which must be an existing directory within the server's allowed roots`,
-        );
+        this.#terminate(invalidRoot(outcome.message));
         return;
     }
   }
 
   #lock(scope: string, source: string): void {
-    this.#scope = scope;
-    this.#phase = 'starting';
+    this.#handshake.lock(scope);
     this.#logger.info({ scope, source }, 'isolated session: sandbox scope locked');
-    if (this.#child !== undefined && !this.#child.exited && this.#childScope === scope) {
+    if (this.#process.runsOn(scope)) {
       // The first process already runs on this scope and has seen nothing but initialize.
-      if (this.#clientInitialized) this.#toChild(initialized());
-      this.#ready();
+      if (this.#handshake.clientInitialized) this.#process.write(initializedNotification());
+      this.#serve();
       return;
     }
     this.#startLocked();
   }
 
-  #forwardOrHold(message: JSONRPCMessage): void {
-    if (this.#phase === 'ready' && this.#held.length === 0) this.#forward(message);
-    else this.#held.push(message);
-  }
-
-  /** A client message to the ready process, with what is needed to route its answers. */
-  #forward(message: JSONRPCMessage): void {
-    if ('method' in message && 'id' in message) {
-      const key = keyOf(message.id);
-      this.#inFlight.set(key, message);
-      const token = (message.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta
-        ?.progressToken;
-      if (typeof token === 'string' || typeof token === 'number') {
-        this.#progressTokens.set(keyOf(token), message.id);
-      }
-      if (message.method === 'logging/setLevel') this.#logLevel = message.params;
-    }
-    this.#toChild(message);
-  }
-
-  /** A request is answered or cancelled: its progress has nowhere to go any more. */
-  #settle(key: string): void {
-    const request = this.#inFlight.get(key);
-    if (request === undefined) return;
-    this.#inFlight.delete(key);
-    for (const [token, id] of this.#progressTokens) {
-      if (keyOf(id) === key) this.#progressTokens.delete(token);
-    }
-  }
-
-  // ── From the process ─────────────────────────────────────────────────────────────────────────
-
-  #fromChild(generation: number, line: string): void {
-    if (generation !== this.#generation || this.#phase === 'ended') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      this.#logger.warn({ line: line.slice(0, 200) }, 'isolated session: a line that is not JSON');
-      return;
-    }
-    const classified = classify(value);
-    if (classified === undefined) {
-      this.#logger.warn({ line: line.slice(0, 200) }, 'isolated session: not a JSON-RPC message');
-      return;
-    }
-    switch (classified.kind) {
-      case 'response':
-        this.#childAnswered(classified.message);
-        return;
-      case 'request':
-        if (this.#phase !== 'ready') {
-          this.#toChild(
-            errorResponse(
-              classified.message.id,
-              ErrorCode.InternalError,
-              'the session is not ready',
-            ),
-          );
-          return;
-        }
-        this.#childAsks.add(keyOf(classified.message.id));
-        this.#toClient(classified.message);
-        return;
-      case 'notification':
-        this.#childNotified(classified.message);
-        return;
-    }
-  }
-
-  #childAnswered(message: Response): void {
-    const key = keyOf(message.id);
-    if (this.#handshake?.key === key) {
-      this.#handshakeAnswered(message);
-      return;
-    }
-    if (this.#swallowed.delete(key)) {
-      if ('error' in message) {
-        this.#logger.warn({ error: message.error }, 'isolated session: a replayed request failed');
-      }
-      return;
-    }
-    if (
-      this.#phase === 'initializing' &&
-      this.#initialize !== undefined &&
-      keyOf(this.#initialize.id) === key
-    ) {
-      this.#toClient(message, message.id);
-      if ('error' in message) {
-        this.#initialize = undefined;
-        this.#phase = 'init';
-        return;
-      }
-      this.#phase = 'roots';
-      this.#roots.startTimer(
-        `the client's roots did not arrive within ${String(this.#options.rootsTimeoutMs ?? DEFAULT_ROOTS_TIMEOUT_MS)} ms`,
-      );
-      if (this.#clientInitialized) this.#afterInitialized();
-      return;
-    }
-    if (!this.#inFlight.has(key)) return; // cancelled, or not the client's
-    this.#settle(key);
-    this.#toClient(message, message.id);
-  }
-
-  #childNotified(notification: JSONRPCNotification): void {
-    // The first process's chatter before the lock (a tools/list_changed) is of no use to anyone.
-    if (this.#phase !== 'ready') return;
-    if (notification.method === 'notifications/progress') {
-      const token = (notification.params as { progressToken?: unknown } | undefined)?.progressToken;
-      const request =
-        typeof token === 'string' || typeof token === 'number'
-          ? this.#progressTokens.get(keyOf(token))
-          : undefined;
-      // Progress of a request that is answered would only confuse the client.
-      if (request !== undefined) this.#toClient(notification, request);
-      return;
-    }
-    this.#toClient(notification);
-  }
-
-  #handshakeAnswered(message: Response): void {
-    const handshake = this.#handshake;
-    this.#handshake = undefined;
-    clearTimeout(this.#handshakeTimer);
-    if ('error' in message) {
-      this.#terminate(
-        'child_failed',
-        `this session cannot continue: its server process refused the session's initialize (${message.error.message}); start a new session`,
-      );
-      return;
-    }
-    if (handshake?.sendInitialized === true) this.#toChild(initialized());
-    if (this.#logLevel !== undefined) {
-      const id = this.#newId('setLevel');
-      this.#swallowed.add(keyOf(id));
-      this.#toChild({ jsonrpc: '2.0', id, method: 'logging/setLevel', params: this.#logLevel });
-    }
-    this.#ready();
-  }
-
-  #ready(): void {
-    this.#phase = 'ready';
-    for (const message of this.#held.splice(0)) this.#forward(message);
+  #serve(): void {
+    this.#handshake.serve();
+    this.#router.release();
   }
 
   // ── The process ──────────────────────────────────────────────────────────────────────────────
 
-  #spawn(scope: string): void {
-    this.#generation += 1;
-    const generation = this.#generation;
-    this.#childScope = scope;
-    const child: SessionChild = new SessionChild({
-      command: this.#command,
-      scope,
-      env: this.#options.env,
-      onLine: (line) => this.#fromChild(generation, line),
-      onStderrLine: (line) => this.#logger.info({ sessionProcess: child.pid }, line),
-      onExit: (exit) => this.#childExited(generation, child, exit),
-    });
-    this.#child = child;
-  }
-
   /** Replaces the process with one on the locked scope and replays the handshake (R8D.14). */
   #startLocked(): void {
-    const scope = this.#scope;
-    const initialize = this.#initialize;
+    const scope = this.#handshake.scope;
+    const initialize = this.#handshake.initialize;
     if (scope === undefined || initialize === undefined) return;
-    this.#stopChild();
-    this.#childAsks.clear();
-    this.#spawn(scope);
+    this.#stopProcess();
+    this.#router.forgetChildAsks();
+    this.#process.start(scope);
     const id = this.#newId('initialize');
-    this.#handshake = { key: keyOf(id), sendInitialized: this.#clientInitialized };
-    this.#handshakeTimer = setTimeout(() => {
-      this.#terminate(
-        'child_failed',
-        `this session cannot continue: its server process did not answer initialize within ${String(HANDSHAKE_TIMEOUT_MS / 1000)} s; start a new session`,
-      );
+    this.#handshake.replayStarted(keyOf(id));
+    this.#replayTimer = setTimeout(() => {
+      this.#terminate(initializeUnanswered(HANDSHAKE_TIMEOUT_MS));
     }, HANDSHAKE_TIMEOUT_MS);
-    this.#toChild({ jsonrpc: '2.0', id, method: 'initialize', params: initialize.params });
+    this.#process.write(replayedInitialize(id, initialize));
   }
 
-  #childExited(generation: number, child: SessionChild, exit: ChildExit): void {
-    if (generation !== this.#generation || this.#phase === 'ended') return;
-    this.#child = undefined;
-    const what = describeExit(exit, child.lastWords());
-    const now = Date.now();
-    if (this.#lastCrashAt !== undefined && now - this.#lastCrashAt < this.#restartWindowMs) {
-      this.#terminate(
-        'child_failed',
-        `the session's server process exited (${what}) again soon after a restart; this session cannot continue: start a new session`,
-      );
+  /** The new process answered the replayed initialize: told the rest, it serves the session. */
+  #replayAnswered(message: ResponseMessage, sendInitialized: boolean): void {
+    clearTimeout(this.#replayTimer);
+    if ('error' in message) {
+      this.#terminate(initializeRefused(message.error.message));
       return;
     }
-    this.#lastCrashAt = now;
+    if (sendInitialized) this.#process.write(initializedNotification());
+    const level = this.#router.logLevel;
+    if (level !== undefined) {
+      const id = this.#newId('setLevel');
+      this.#router.swallow(id);
+      this.#process.write({ jsonrpc: '2.0', id, method: 'logging/setLevel', params: level });
+    }
+    this.#serve();
+  }
+
+  /** The process exited unasked (restart-policy.ts). */
+  #processExited(exit: ChildExit, lastWords: string | undefined): void {
+    if (this.#handshake.ended) return;
+    const what = describeExit(exit, lastWords);
+    if (this.#crashes.crashed(Date.now()) === 'end') {
+      this.#terminate(diedAgain(what));
+      return;
+    }
     this.#logger.warn(
-      { exit: what, scope: this.#childScope },
+      { exit: what, scope: this.#process.scope },
       "isolated session: the session's server process exited; restarting it",
     );
-    switch (this.#phase) {
-      case 'init':
-        this.#spawn(this.#defaultScope);
+    switch (afterCrash(this.#handshake.phase)) {
+      case 'respawn':
+        this.#process.start(this.#defaultScope);
         return;
-      case 'initializing':
-        this.#spawn(this.#defaultScope);
-        if (this.#initialize !== undefined) this.#toChild(this.#initialize);
+      case 'respawn_and_initialize': {
+        this.#process.start(this.#defaultScope);
+        const initialize = this.#handshake.initialize;
+        if (initialize !== undefined) this.#process.write(initialize);
         return;
-      case 'roots':
-        return; // a process is started once the scope is locked
-      case 'starting':
-      case 'ready':
+      }
+      case 'restart_on_scope':
         this.#restart(what);
+        return;
+      case 'wait_for_lock': // a process is started once the scope is locked
+      case 'none':
         return;
     }
   }
 
   /** R8.5: the locked process died; a new one takes over the session. */
-  #restart(what: string): void {
-    this.#phase = 'starting';
-    const again: JSONRPCRequest[] = [];
-    for (const request of this.#inFlight.values()) {
-      if (request.method === 'tools/call') {
-        this.#toClient(
-          errorResponse(
-            request.id,
-            ErrorCode.InternalError,
-            `the session's server process exited while this call ran (${what}); it was restarted on the same scope, but whether the command ran is unknown`,
-          ),
-          request.id,
-        );
-      } else {
-        again.push(request); // reads and settings: safe to ask the new process
-      }
-    }
-    this.#inFlight.clear();
-    this.#progressTokens.clear();
-    this.#held.unshift(...again);
+  #restart(exit: string): void {
+    this.#handshake.restart();
+    const { failed, resent } = splitOpenRequests(this.#router.takeInFlight());
+    for (const request of failed) this.#client.send(callLost(request, exit), request.id);
+    this.#router.requeue(resent);
     this.#startLocked();
   }
 
-  #stopChild(): void {
-    this.#generation += 1;
-    this.#handshake = undefined;
-    clearTimeout(this.#handshakeTimer);
-    const child = this.#child;
-    this.#child = undefined;
-    if (child === undefined) return;
-    const stopped = child.stop(this.#stopGraceMs).catch((error: unknown) => {
-      this.#logger.warn({ err: error }, "isolated session: stopping the session's process failed");
-    });
-    this.#stopping.add(stopped);
-    void stopped.finally(() => this.#stopping.delete(stopped));
+  #stopProcess(): void {
+    this.#handshake.replayAbandoned();
+    clearTimeout(this.#replayTimer);
+    this.#process.stop();
   }
 
   // ── Ending ───────────────────────────────────────────────────────────────────────────────────
 
-  #terminate(reason: TerminationReason, message: string): void {
-    if (this.#phase === 'ended') return;
-    const initializing = this.#phase === 'initializing';
-    this.#phase = 'ended';
-    this.#terminated = reason;
-    this.#endMessage = message;
+  #terminate(ending: Ending): void {
+    if (this.#handshake.ended) return;
+    const phase = this.#handshake.end();
+    this.#ending = ending;
     this.#roots.cancel();
-    this.#logger.error({ reason, scope: this.#scope }, `isolated session ended: ${message}`);
-    const open: RequestId[] = [...this.#inFlight.values()].map((request) => request.id);
-    if (initializing && this.#initialize !== undefined) open.push(this.#initialize.id);
-    for (const held of this.#held) if ('method' in held && 'id' in held) open.push(held.id);
-    this.#inFlight.clear();
-    this.#progressTokens.clear();
-    this.#held.splice(0);
+    this.#logger.error(
+      { reason: ending.reason, scope: this.#handshake.scope },
+      `isolated session ended: ${ending.message}`,
+    );
+    // The client's initialize is open only while initializing, when nothing else was sent yet.
+    const initialize = phase === 'initializing' ? this.#handshake.initialize : undefined;
+    const open = this.#router.takeOpenRequests();
+    if (initialize !== undefined) open.unshift(initialize.id);
     for (const id of open) this.#refuse(id);
-    this.#stopChild();
-    this.#options.onTerminated?.(reason);
+    this.#stopProcess();
+    this.#options.onTerminated?.(ending.reason);
   }
 
+  /** A request of a session that ended by itself: answered with why. */
   #refuse(id: RequestId): void {
-    const code =
-      this.#terminated === 'child_failed' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-    this.#toClient(errorResponse(id, code, this.#endMessage), id);
-  }
-
-  // ── Wires ────────────────────────────────────────────────────────────────────────────────────
-
-  #toChild(message: JSONRPCMessage | ReturnType<typeof errorResponse>): void {
-    this.#child?.write(JSON.stringify(message));
-  }
-
-  #toClient(
-    message: JSONRPCMessage | ReturnType<typeof errorResponse>,
-    relatedRequestId?: RequestId,
-  ): void {
-    if (this.#upstreamClosed) return;
-    const options = relatedRequestId === undefined ? undefined : { relatedRequestId };
-    this.#sending = this.#sending
-      .then(() => this.#upstream.send(message as JSONRPCMessage, options))
-      .catch((error: unknown) => {
-        this.#logger.warn({ err: error }, 'isolated session: could not send to the client');
-      });
+    const ending = this.#ending;
+    if (ending === undefined) return; // not ended by itself
+    this.#client.send(errorResponse(id, refusalCode(ending.reason), ending.message), id);
   }
 
   #newId(what: string): string {
     this.#ids += 1;
     return `${this.#nonce}:${what}:${String(this.#ids)}`;
   }
-}
-
-function initialized(): JSONRPCNotification {
-  return { jsonrpc: '2.0', method: 'notifications/initialized' };
 }
 
 /** The real path of a directory, or the path as given when it cannot be resolved. */

@@ -71,6 +71,15 @@ export class RootsProbe {
     return typeof id === 'string' && id.startsWith(this.#options.idPrefix);
   }
 
+  /**
+   * The client is initialized: its roots are asked for, or, when its initialize did not declare
+   * the roots capability, the default scope is settled at once (R8D.9).
+   */
+  seek(rootsDeclared: boolean): void {
+    if (rootsDeclared) this.ask();
+    else this.settleDefault('the client did not declare the roots capability');
+  }
+
   /** Settles without asking: the client has no roots, or the session ends. */
   settleDefault(why: string): void {
     this.#settle({ kind: 'default', why });

@@ -2,13 +2,14 @@
 // prescribes (SPEC §6), each with one clear line: -32700 for bytes that are not UTF-8 or not JSON,
 // -32600 for JSON that is not a JSON-RPC message (or a batch over MAX_BATCH_MESSAGES), -32602 for
 // a request whose protocol params are wrong (params.ts). Every transport runs this same check, the
-// stdio lines (stdio-transport.ts) and the HTTP bodies (transports/http/exchange.ts,
-// transports/http/session/refusals.ts) alike, so a message is refused the same way whichever way it came. (Left
-// to the SDK, stdio would answer nothing, HTTP -32700 for JSON that is not JSON-RPC, and both
-// -32603 with a raw zod dump for wrong params.) Batches (JSON arrays) are part of the 2025-03-26
-// revision the server agrees to: each element is checked like a message of its own.
+// stdio lines (transports/stdio/transport.ts) and the HTTP bodies (transports/http/exchange.ts,
+// transports/http/session/refusals.ts) alike, so a message is refused the same way whichever way
+// it came. (Left to the SDK, stdio would answer nothing, HTTP -32700 for JSON that is not
+// JSON-RPC, and both -32603 with a raw zod dump for wrong params.) Batches (JSON arrays) are part
+// of the 2025-03-26 revision the server agrees to: each element is checked like a message of its
+// own. Here the shape of a message only picks the schema that says what is wrong with it; a
+// message that passed is routed by its kind with message-kind.ts.
 import {
-  ErrorCode,
   JSONRPCErrorResponseSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
@@ -16,6 +17,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { RpcCode } from './codes.js';
 import { describeIssue, type SchemaIssue } from './issues.js';
 import { paramsProblem } from './params.js';
 
@@ -64,7 +66,7 @@ export function decodeText(bytes: Uint8Array): string | ErrorResponse {
   try {
     return UTF8.decode(bytes);
   } catch {
-    return errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid UTF-8');
+    return errorResponse(null, RpcCode.ParseError, 'Parse error: the message is not valid UTF-8');
   }
 }
 
@@ -82,7 +84,7 @@ export function parseJson(
     return { value: JSON.parse(text) as unknown };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { error: errorResponse(null, ErrorCode.ParseError, `Parse error: ${oneLine(detail)}`) };
+    return { error: errorResponse(null, RpcCode.ParseError, `Parse error: ${oneLine(detail)}`) };
   }
 }
 
@@ -135,7 +137,7 @@ export function checkParams(message: JSONRPCMessage): Incoming {
   const problem = paramsProblem(message) ?? loneSurrogate(message.params, 'params');
   return problem === undefined
     ? { message }
-    : { error: errorResponse(message.id, ErrorCode.InvalidParams, problem) };
+    : { error: errorResponse(message.id, RpcCode.InvalidParams, problem) };
 }
 
 /** A UTF-16 surrogate without its pair: valid JSON (`"\ud800"`), but no text UTF-8 can carry. */
@@ -182,7 +184,7 @@ function requestId(record: Record<string, unknown>): RequestId | null {
 
 function invalid(id: RequestId | null, detail: string): Incoming {
   return {
-    error: errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: ${oneLine(detail)}`),
+    error: errorResponse(id, RpcCode.InvalidRequest, `Invalid Request: ${oneLine(detail)}`),
   };
 }
 

@@ -7,7 +7,8 @@
 //   final `}` closes the top-level object, so the member right before it is a top-level one.
 // Only lines whose head shows a "method" are requests; a response's id would name one of the
 // server's own requests and mislead the client, so it is never echoed.
-import { ErrorCode, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { RpcCode } from './codes.js';
 import { errorResponse, type ErrorResponse } from './incoming.js';
 
 const STRING = String.raw`"(?:[^"\\]|\\.)*"`;
@@ -21,7 +22,7 @@ const TAIL_ID = new RegExp(String.raw`[{,]\s*"id"\s*:\s*(${STRING}|-?\d+)\s*\}\s
 export function tooLarge(head: Buffer, tail: Buffer, size: number, limit: number): ErrorResponse {
   return errorResponse(
     recoverId(head.toString('utf8'), tail.toString('utf8')),
-    ErrorCode.InvalidRequest,
+    RpcCode.InvalidRequest,
     `Invalid Request: message of ${String(size)} bytes exceeds the limit of ${String(limit)} bytes; it was discarded`,
   );
 }

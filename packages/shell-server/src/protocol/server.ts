@@ -8,7 +8,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
-  ErrorCode,
   GetTaskPayloadRequestSchema,
   ListToolsRequestSchema,
   McpError,
@@ -17,17 +16,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../package.js';
+import { RpcCode } from '../jsonrpc/codes.js';
+import { refusal } from '../jsonrpc/refusal.js';
 import {
   CLAUDE_CHANNEL,
   LOGGER_NAME,
   pushCompletions,
   transportSessionId,
 } from './completion-push.js';
-import { progressReporter } from './progress.js';
+import { callTool, listTools, type Era } from './dispatch.js';
 import { personAsker } from './person-asker.js';
 import { Piggyback } from './piggyback.js';
 import { finishedResult } from '../calls/results.js';
-import { withSchemaId } from './schema-ids.js';
 import { OperationTaskStore } from './tasks.js';
 import { toCallToolResult } from '../tools/tool.js';
 
@@ -63,6 +63,12 @@ const CANCEL_WAIT_MS = 10_000;
 /** Each connection's owner tag on the operations it starts. */
 let connections = 0;
 
+/** The SDK v1's side of the shared tools/list and tools/call (dispatch.ts). */
+const ERA_2025: Era = {
+  logSuffix: '',
+  protocolError: (refused) => new McpError(refused.rpcCode ?? RpcCode.Refused, refused.message),
+};
+
 export function createMcpServer(runtime: Runtime): McpConnection {
   const { logger, engine } = runtime;
   const owner = `connection-${String(++connections)}`;
@@ -90,46 +96,42 @@ export function createMcpServer(runtime: Runtime): McpConnection {
   /** R2.7: their results, once finished, ride on the next tool result until handed over. */
   const piggyback = new Piggyback();
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    logger.debug('tools/list');
-    await runtime.remotesListed(); // a remote's first connection, briefly (SPEC §10)
-    // Output schemas with content ids, so clients build each validator once (schema-ids.ts).
-    return { tools: runtime.tools.map((entry) => withSchemaId(entry.tool)) };
-  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: await listTools(runtime, ERA_2025),
+  }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    logger.debug({ tool: request.params.name, arguments: request.params.arguments }, 'tools/call');
-    const entry = runtime.tools.find((candidate) => candidate.tool.name === request.params.name);
-    if (entry === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`);
-    }
-    // Progress of this request, sent on its own stream; only while it is open (calls/heartbeat.ts).
-    const progress = progressReporter(
-      request.params._meta?.progressToken,
-      (notification) => extra.sendNotification(notification),
-      logger,
-    );
-    const taskRequest = request.params.task;
-    if (taskRequest !== undefined && entry.tool.execution?.taskSupport !== 'optional') {
-      throw new McpError(
-        ErrorCode.MethodNotFound,
-        `tool "${entry.tool.name}" answers at once and is never a task; call it without "task"`,
-      );
-    }
+    const { params } = request;
+    const taskRequest = params.task;
     // R7.18: questions for the person ride on this call's stream while it is open, later on the
     // session's own.
     let open = true;
-    const outcome = await entry
-      .call(request.params.arguments ?? {}, {
+    const outcome = await callTool(
+      runtime,
+      ERA_2025,
+      {
+        name: params.name,
+        arguments: params.arguments,
+        progressToken: params._meta?.progressToken,
         signal: extra.signal,
-        progress,
-        started: (id) => owned.add(id),
-        owner,
-        pushLater: (id) => answeredStarted.add(id),
-        detached: taskRequest !== undefined,
-        asker: personAsker(server, () => (open ? extra.requestId : undefined)),
-      })
-      .finally(() => (open = false));
+        notify: (notification) => extra.sendNotification(notification),
+      },
+      (entry) =>
+        // SPEC §12: only a tool that runs an operation may be a task (RUNS_AS_TASK).
+        taskRequest !== undefined && entry.tool.execution?.taskSupport !== 'optional'
+          ? refusal(
+              'request',
+              `tool "${entry.tool.name}" answers at once and is never a task; call it without "task"`,
+              { rpcCode: RpcCode.MethodNotFound },
+            )
+          : {
+              started: (id) => owned.add(id),
+              owner,
+              pushLater: (id) => answeredStarted.add(id),
+              detached: taskRequest !== undefined,
+              asker: personAsker(server, () => (open ? extra.requestId : undefined)),
+            },
+    ).finally(() => (open = false));
     if (taskRequest === undefined) return piggyback.carry(toCallToolResult(outcome));
     // A call refused before any operation started: its task is born completed with the refusal.
     if (outcome.kind !== 'operation') {
@@ -139,19 +141,19 @@ export function createMcpServer(runtime: Runtime): McpConnection {
       ...(taskRequest.ttl === undefined ? {} : { ttl: taskRequest.ttl }),
       context: { operationId: outcome.snapshot.id },
     });
-    if (task === undefined) throw new McpError(ErrorCode.InternalError, 'no task store');
+    if (task === undefined) throw new McpError(RpcCode.InternalError, 'no task store');
     return { task };
   });
 
   // tasks/result blocks until the operation ends (the SDK's own polls every pollInterval).
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
-    if (!tasks.has(taskId)) throw new McpError(ErrorCode.InvalidParams, `no task ${taskId}`);
+    if (!tasks.has(taskId)) throw new McpError(RpcCode.InvalidParams, `no task ${taskId}`);
     const settled = tasks.settledResult(taskId);
     if (settled !== undefined) return related(settled, taskId);
     const [operation] = await engine.operations.await([taskId], undefined, extra.signal);
     if (operation === undefined || operation.status === 'running') {
-      throw new McpError(ErrorCode.RequestTimeout, `${taskId} is still running`);
+      throw new McpError(RpcCode.RequestTimeout, `${taskId} is still running`);
     }
     return related(finishedResult(operation), taskId);
   });

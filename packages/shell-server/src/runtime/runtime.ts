@@ -31,6 +31,11 @@ import { ToolSet } from '../tools/tool-set.js';
 import { watchToolsDir } from './watch-tools.js';
 import { catalogDirectory, packageDirectory } from '../package.js';
 
+/**
+ * The environment the server is given, as process.env holds it (a variable may be unset): read for
+ * settings, and the base of every command's own (core's CommandEnvironment, every variable set,
+ * without Ahma's secrets: R7.9). The one type of it in this package.
+ */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export interface RuntimeSettings {

@@ -2,8 +2,6 @@
 // CLI's reading of raw words. The outcome is not yet an MCP result: the MCP server renders it
 // (toCallToolResult), and the one-shot CLI reads a command's result straight from its operation.
 import {
-  AhmaError,
-  type AhmaErrorCode,
   type ArgumentValidator,
   type Engine,
   type LoadedTool,
@@ -13,6 +11,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { CallContext, RunnerSettings } from '../calls/operation-runner.js';
 import { finishedResult, toolError } from '../calls/results.js';
+import { refused, type Refusal } from '../jsonrpc/refusal.js';
 
 export type { CallContext };
 
@@ -23,12 +22,8 @@ export type { CallContext };
 export const RUNS_AS_TASK = { taskSupport: 'optional' } as const satisfies Tool['execution'];
 export const NEVER_A_TASK = { taskSupport: 'forbidden' } as const satisfies Tool['execution'];
 
-/** A refused call: nothing ran. The code is stable (docs/requirements.md). */
-export interface Refusal {
-  readonly kind: 'refused';
-  readonly message: string;
-  readonly code: AhmaErrorCode | undefined;
-}
+// A refused call (nothing ran) is the server's one refusal shape (jsonrpc/refusal.ts), `what: 'call'`.
+export { isRefusal, refused, refusing, type Refusal } from '../jsonrpc/refusal.js';
 
 export type ToolOutcome =
   /** A command or sequence: finished, or still running (the call answers `started`). */
@@ -61,23 +56,6 @@ export interface ToolContext extends RunnerSettings {
 
 /** A ToolContext without the current definition tools, which the tool set adds. */
 export type ToolContextBase = Omit<ToolContext, 'definitionTools'>;
-
-export function refused(message: string, code?: AhmaErrorCode): Refusal {
-  return { kind: 'refused', message, code };
-}
-
-export const isRefusal = (value: unknown): value is Refusal =>
-  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'refused';
-
-/** Turns an expected refusal (a path outside the scope, …) into a refused call. */
-export async function refusing<T>(work: () => Promise<T> | T): Promise<T | Refusal> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AhmaError) return refused(error.message, error.code);
-    throw error;
-  }
-}
 
 /** The refusal of arguments that do not match the tool's input schema; undefined when they do. */
 export function invalidArguments(

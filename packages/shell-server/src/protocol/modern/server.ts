@@ -7,34 +7,37 @@
 import {
   MissingRequiredClientCapabilityError,
   ProtocolError,
-  ProtocolErrorCode,
   Server,
-  type CallToolResult,
   type ServerContext,
   type StandardSchemaV1,
-  type Tool,
 } from '@modelcontextprotocol/server';
 import type { Runtime } from '../../runtime/runtime.js';
 import { SERVER_NAME, SERVER_VERSION } from '../../package.js';
-import { progressReporter } from '../progress.js';
-import { withSchemaId } from '../schema-ids.js';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import { callTool, listTools, type Era } from '../dispatch.js';
 import type { OperationTaskStore } from '../tasks.js';
 import { toCallToolResult } from '../../tools/tool.js';
 import { forModernEra } from './descriptions.js';
+import { asModernTool, taskAsToolResult } from './sdk-types.js';
 import {
   TASKS_EXTENSION,
   createTaskResult,
   detailedTask,
   optedIntoTasks,
-  type CreateTaskResult,
 } from './task-extension.js';
+
+/** The SDK v2's side of the shared tools/list and tools/call (dispatch.ts). */
+const ERA_2026: Era = {
+  logSuffix: ' (2026-07-28)',
+  protocolError: (refused) =>
+    new ProtocolError(refused.rpcCode ?? RpcCode.Refused, refused.message),
+};
 
 /**
  * A 2026-07-28 server answering from `runtime`, its tasks kept in `tasks`: one per stdio
  * connection, one for all of HTTP (whose requests each get a server of their own).
  */
 export function createModernServer(runtime: Runtime, tasks: OperationTaskStore): Server {
-  const { logger } = runtime;
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -43,39 +46,36 @@ export function createModernServer(runtime: Runtime, tasks: OperationTaskStore):
     },
   );
 
-  server.setRequestHandler('tools/list', async () => {
-    await runtime.remotesListed(); // a remote's first connection, briefly (SPEC §10)
-    return {
-      // Plain JSON Schema descriptors, the 2025 eras' own (output schemas with content ids), with
-      // this era's asynchronous guidance.
-      tools: runtime.tools.map((entry) => forModernEra(withSchemaId(entry.tool)) as Tool),
-    };
-  });
+  // The 2025 eras' descriptors (output schemas with content ids), with this era's guidance.
+  server.setRequestHandler('tools/list', async () => ({
+    tools: (await listTools(runtime, ERA_2026)).map((tool) => asModernTool(forModernEra(tool))),
+  }));
 
   server.setRequestHandler('tools/call', async (request, context) => {
-    const { name } = request.params;
-    logger.debug({ tool: name, arguments: request.params.arguments }, 'tools/call (2026-07-28)');
-    const entry = runtime.tools.find((candidate) => candidate.tool.name === name);
-    if (entry === undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
-    }
-    const asTask =
-      optedIntoTasks(context.mcpReq.envelope) && entry.tool.execution?.taskSupport === 'optional';
-    const outcome = await entry.call(request.params.arguments ?? {}, {
-      signal: context.mcpReq.signal,
-      progress: progressReporter(
-        context.mcpReq._meta?.progressToken,
-        (notification) => context.mcpReq.notify(notification),
-        logger,
-      ),
-      keepOpen: !asTask,
-    });
+    const { mcpReq } = context;
+    // A call of a tool that runs an operation, from a client that opted into the extension.
+    let asTask = false;
+    const outcome = await callTool(
+      runtime,
+      ERA_2026,
+      {
+        name: request.params.name,
+        arguments: request.params.arguments,
+        progressToken: mcpReq._meta?.progressToken,
+        signal: mcpReq.signal,
+        notify: (notification) => mcpReq.notify(notification),
+      },
+      (entry) => {
+        asTask =
+          optedIntoTasks(mcpReq.envelope) && entry.tool.execution?.taskSupport === 'optional';
+        return { keepOpen: !asTask };
+      },
+    );
     if (asTask && outcome.kind === 'operation' && outcome.snapshot.status === 'running') {
       const task = await tasks.createTask({ context: { operationId: outcome.snapshot.id } });
-      // The SDK passes a task result through as it is (SEP-2663 extends tools/call's result).
-      return createTaskResult(task) as CreateTaskResult & CallToolResult;
+      return taskAsToolResult(createTaskResult(task));
     }
-    return toCallToolResult(outcome) as CallToolResult;
+    return toCallToolResult(outcome);
   });
 
   /** The task a tasks/* request names, refused as SEP-2663 says when it may not ask. */
@@ -86,7 +86,7 @@ export function createModernServer(runtime: Runtime, tasks: OperationTaskStore):
       });
     }
     if (!tasks.has(params.taskId)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no task ${params.taskId}`);
+      throw new ProtocolError(RpcCode.InvalidParams, `no task ${params.taskId}`);
     }
     return params.taskId;
   };
@@ -94,7 +94,7 @@ export function createModernServer(runtime: Runtime, tasks: OperationTaskStore):
   server.setRequestHandler('tasks/get', { params: TASK_PARAMS }, async (params, context) => {
     const task = await detailedTask(tasks, taskOf(params, context));
     if (task === undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no task ${params.taskId}`);
+      throw new ProtocolError(RpcCode.InvalidParams, `no task ${params.taskId}`);
     }
     return task;
   });
@@ -124,8 +124,9 @@ const TASK_PARAMS: StandardSchemaV1<unknown, TaskParams> = {
     validate: (value) =>
       typeof value === 'object' &&
       value !== null &&
-      typeof (value as { taskId?: unknown }).taskId === 'string'
-        ? { value: value as TaskParams }
+      'taskId' in value &&
+      typeof value.taskId === 'string'
+        ? { value: { taskId: value.taskId } }
         : { issues: [{ message: 'params.taskId must be a string' }] },
   },
 };

@@ -5,6 +5,7 @@
 // body the SDK's own JSON mode would have sent: the response, or an array of them for a batch.
 // Notifications on that stream (progress of the call) are dropped, as in the SDK's JSON mode; the
 // pushes that matter (completions, alerts) travel on the GET stream, not this one.
+import { RpcCode } from '../../jsonrpc/codes.js';
 
 /**
  * One JSON body in place of an SSE answer; other answers (202, errors) are returned unchanged.
@@ -19,7 +20,10 @@ export async function collapseToJson(response: Response, signal: AbortSignal): P
   for (const name of ['cache-control', 'connection', 'x-accel-buffering']) headers.delete(name);
   if (answers.length === 0) {
     // The stream ended before its answer: the session was ended (DELETE, shutdown) meanwhile.
-    const error = { code: -32001, message: 'the session ended before the request was answered' };
+    const error = {
+      code: RpcCode.SessionNotFound,
+      message: 'the session ended before the request was answered',
+    };
     return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error }), {
       status: 404,
       headers,

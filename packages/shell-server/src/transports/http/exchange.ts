@@ -1,8 +1,9 @@
 // The small parts of every HTTP exchange: the JSON body read within its limit and checked, the
 // JSON-RPC error answers the server gives itself (echoed for R8B), and headers read as one string.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { echo, type TrafficEcho } from './echo.js';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import { refusal, type HttpRefusal } from '../../jsonrpc/refusal.js';
 import {
   checkValue,
   decodeText,
@@ -46,13 +47,14 @@ export async function readJson(
     // connection before it reads the answer), and the connection closes after the answer.
     req.resume();
     res.shouldKeepAlive = false;
-    reply(
+    refuse(
       context,
       res,
-      413,
-      -32000,
-      `Payload too large: a request body may hold at most ${String(context.maxBodyBytes)} bytes`,
-      { Connection: 'close' },
+      refusal(
+        'request',
+        `Payload too large: a request body may hold at most ${String(context.maxBodyBytes)} bytes`,
+        { status: 413, rpcCode: RpcCode.Refused, headers: { Connection: 'close' } },
+      ),
     );
     return undefined;
   }
@@ -62,11 +64,11 @@ export async function readJson(
     replyError(context, res, 400, parsed.error);
     return undefined;
   }
-  const refusal = refusalOf(checkValue(parsed.value), options.inSession === true);
-  if (refusal !== undefined) {
+  const refused = refusalOf(checkValue(parsed.value), options.inSession === true);
+  if (refused !== undefined) {
     // A request's own error is its answer (200, as any error answer); a message that is not one,
     // or a batch that cannot be served, is a bad request.
-    replyError(context, res, refusal.error.code === ErrorCode.InvalidParams ? 200 : 400, refusal);
+    replyError(context, res, refused.error.code === RpcCode.InvalidParams ? 200 : 400, refused);
     return undefined;
   }
   return { value: parsed.value };
@@ -76,44 +78,48 @@ export async function readJson(
 function refusalOf(line: Line, inSession: boolean): ErrorResponse | undefined {
   if ('message' in line) return undefined;
   if ('error' in line) {
-    return line.error.error.code === ErrorCode.InvalidParams && inSession ? undefined : line.error;
+    return line.error.error.code === RpcCode.InvalidParams && inSession ? undefined : line.error;
   }
   // In a batch, only what is not JSON-RPC refuses it: wrong params are answered by the session.
   const index = line.batch.findIndex(
-    (item) => 'error' in item && item.error.error.code !== ErrorCode.InvalidParams,
+    (item) => 'error' in item && item.error.error.code !== RpcCode.InvalidParams,
   );
   const item = line.batch[index];
   if (item === undefined || !('error' in item)) return undefined;
   const detail = item.error.error.message.replace(/^Invalid Request: /, '');
   return errorResponse(
     null,
-    ErrorCode.InvalidRequest,
+    RpcCode.InvalidRequest,
     `Invalid Request: message ${String(index + 1)} of the batch: ${detail}`,
   );
 }
 
-/** A JSON-RPC error response written as it is (its id included), echoed for R8B. */
+/**
+ * A refusal answered with its status and headers, as a JSON-RPC error without id (the SDK
+ * transport answers its own refusals so): its rpcCode, else RpcCode.Refused.
+ */
+export function refuse(context: ReplyContext, res: ServerResponse, refused: HttpRefusal): void {
+  const error = { code: refused.rpcCode ?? RpcCode.Refused, message: refused.message };
+  replyError(context, res, refused.status, { jsonrpc: '2.0', error, id: null }, refused.headers);
+}
+
+/** A request the server failed to serve (a bug, logged by the caller): 500, Internal error. */
+export function replyInternalError(context: ReplyContext, res: ServerResponse): void {
+  const error = { code: RpcCode.InternalError, message: 'Internal error' };
+  replyError(context, res, 500, { jsonrpc: '2.0', error, id: null });
+}
+
+/**
+ * A JSON-RPC error response written as it is (its id included, its keys in their order: the R8B
+ * echo shows them so), echoed for R8B.
+ */
 function replyError(
   context: ReplyContext,
   res: ServerResponse,
   status: number,
-  body: ErrorResponse,
-): void {
-  echo(context.echo, 'error', body);
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-/** A JSON-RPC error without id, as the SDK transport answers its own refusals. */
-export function reply(
-  context: ReplyContext,
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
+  body: object,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const body = { jsonrpc: '2.0', error: { code, message }, id: null };
   echo(context.echo, 'error', body);
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));

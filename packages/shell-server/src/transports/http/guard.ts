@@ -9,6 +9,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import { refusal, type HttpRefusal } from '../../jsonrpc/refusal.js';
 
 export interface GuardPolicy {
   /** The address the server is bound to, as given (--http-host). */
@@ -19,34 +21,37 @@ export interface GuardPolicy {
   readonly token: string | undefined;
 }
 
-export interface Refusal {
-  readonly status: 401 | 403;
-  readonly message: string;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-/** Undefined when the request may go on; else why it is refused (never echoing a secret). */
+/**
+ * Undefined when the request may go on; else why it is refused (never echoing a secret): 403 for
+ * a Host or Origin that is not this server's, 401 without the token.
+ */
 export function checkRequest(
   headers: IncomingHttpHeaders,
   policy: GuardPolicy,
-): Refusal | undefined {
+): HttpRefusal | undefined {
+  const refused = (
+    rule: 'host' | 'origin' | 'token',
+    status: 401 | 403,
+    message: string,
+    extra: Readonly<Record<string, string>> = {},
+  ) => refusal('request', message, { rule, status, rpcCode: RpcCode.Refused, headers: extra });
   const host = headers.host;
   if (host === undefined || !hostAllowed(host, policy)) {
-    return {
-      status: 403,
-      message: `Forbidden: Host ${JSON.stringify(host ?? '')} is not this server`,
-    };
+    return refused('host', 403, `Forbidden: Host ${JSON.stringify(host ?? '')} is not this server`);
   }
   const origin = headers.origin;
   if (origin !== undefined && !originAllowed(origin, host, policy)) {
-    return { status: 403, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed` };
+    return refused('origin', 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
   }
   if (policy.token !== undefined && !bearerMatches(headers.authorization, policy.token)) {
-    return {
-      status: 401,
-      message: 'Unauthorized: this server needs "Authorization: Bearer <token>"',
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    };
+    return refused(
+      'token',
+      401,
+      'Unauthorized: this server needs "Authorization: Bearer <token>"',
+      {
+        'WWW-Authenticate': 'Bearer',
+      },
+    );
   }
   return undefined;
 }

@@ -26,14 +26,30 @@ import {
 import type { Runtime } from '../../runtime/runtime.js';
 import { prefersSse } from './accept.js';
 import { collapseToJson } from './collapse.js';
-import { clientGone, header, pathOf, readJson, reply } from './exchange.js';
+import { clientGone, header, pathOf, readJson, refuse, replyInternalError } from './exchange.js';
 import { checkRequest, type GuardPolicy } from './guard.js';
-import { peerKey, type SessionRefusal, type SessionTable } from './sessions.js';
+import { peerKey, type SessionTable } from './sessions.js';
 import { isVerifiedPeer } from './unix-socket.js';
 import { toWebRequest, writeWebResponse } from './web.js';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import { refusal, type HttpRefusal } from '../../jsonrpc/refusal.js';
 
 export const MCP_PATH = '/mcp';
 export const LEGACY_PATH = '/sse';
+
+/** A request refused by the routes, answered `status` with `rpcCode` (RpcCode.Refused). */
+const routeRefusal = (
+  status: number,
+  message: string,
+  rpcCode: number = RpcCode.Refused,
+  headers: Readonly<Record<string, string>> = {},
+): HttpRefusal => refusal('request', message, { status, rpcCode, headers });
+
+/** What /mcp answers 405 with. */
+const ALLOWED_METHODS = { Allow: 'GET, POST, DELETE' };
+
+/** Anything but an initialize POST must name its session (the SDK transport's own words). */
+const NO_SESSION_ID = routeRefusal(400, 'Bad Request: Mcp-Session-Id header is required');
 
 /** What the SDK is told the client accepts: both, so it never refuses a POST (R8A). */
 const SDK_ACCEPT = 'application/json, text/event-stream';
@@ -63,7 +79,7 @@ export function requestHandler(
         { err: error, method: req.method, path: pathOf(req) },
         'HTTP request failed',
       );
-      if (!res.headersSent) reply(context, res, 500, -32603, 'Internal error');
+      if (!res.headersSent) replyInternalError(context, res);
       else res.destroy();
     });
   };
@@ -71,22 +87,22 @@ export function requestHandler(
 
 async function route(context: RouteContext, req: IncomingMessage, res: ServerResponse) {
   // The unix socket's peers were checked to be this server's own uid: no browser, no stranger.
-  const refusal = isVerifiedPeer(req.socket)
+  const refused = isVerifiedPeer(req.socket)
     ? undefined
     : checkRequest(req.headers, context.policy());
-  if (refusal !== undefined) {
+  if (refused !== undefined) {
     context.logger.warn(
-      { status: refusal.status, method: req.method, path: pathOf(req) },
+      { status: refused.status, rule: refused.rule, method: req.method, path: pathOf(req) },
       'HTTP request refused',
     );
-    reply(context, res, refusal.status, -32000, refusal.message, refusal.headers);
+    refuse(context, res, refused);
     return;
   }
   // The Host was checked above; it only makes the URL whole (the SDK reads the path from it).
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   if (url.pathname === MCP_PATH) return streamable(context, req, res, url);
   if (url.pathname === LEGACY_PATH) return legacy(context, req, res, url);
-  reply(context, res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
+  refuse(context, res, routeRefusal(404, `Not found: the MCP endpoint is ${MCP_PATH}`));
 }
 
 async function streamable(
@@ -99,19 +115,19 @@ async function streamable(
   const id = header(req, 'mcp-session-id');
   const known = id === undefined ? undefined : sessions.get(id);
   if (id !== undefined && known?.kind !== 'streamable') {
-    reply(context, res, 404, -32001, 'Session not found');
+    refuse(context, res, routeRefusal(404, 'Session not found', RpcCode.SessionNotFound));
     return;
   }
   const existing = known?.session as StreamableSession | undefined;
   if (existing?.forbidden !== undefined) {
-    reply(context, res, 403, -32000, existing.forbidden);
+    refuse(context, res, routeRefusal(403, existing.forbidden));
     return;
   }
 
   if (req.method === 'POST') return postMessage(context, req, res, url, existing);
   if (req.method === 'GET' || req.method === 'DELETE') {
     if (existing === undefined) {
-      reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      refuse(context, res, NO_SESSION_ID);
       return;
     }
     const response = await existing.handle(toWebRequest(req, url));
@@ -123,7 +139,7 @@ async function streamable(
     }
     return;
   }
-  reply(context, res, 405, -32000, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+  refuse(context, res, routeRefusal(405, 'Method not allowed', RpcCode.Refused, ALLOWED_METHODS));
 }
 
 /** A POST: to its session, or opening one when it is an initialize; answered as Accept asks. */
@@ -148,7 +164,7 @@ async function postMessage(
       return modernPost(context, req, res, url, parsed.value, peer);
     }
     if (!isInitialize(parsed.value)) {
-      reply(context, res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      refuse(context, res, NO_SESSION_ID);
       return;
     }
     session = await openSession(context, peer, res);
@@ -228,13 +244,6 @@ function peerOf(req: IncomingMessage): string {
   return peerKey(req.socket.remoteAddress, isVerifiedPeer(req.socket));
 }
 
-/** R8.4: a session refused by a limit: 503, the limit named, and when to try again. */
-function refuseSession(context: RouteContext, res: ServerResponse, refusal: SessionRefusal): void {
-  reply(context, res, 503, -32000, refusal.message, {
-    'Retry-After': String(refusal.retryAfterSeconds),
-  });
-}
-
 /** A new Streamable session for an initialize POST; undefined (answered 503) when refused. */
 async function openSession(
   context: RouteContext,
@@ -242,9 +251,9 @@ async function openSession(
   res: ServerResponse,
 ): Promise<StreamableSession | undefined> {
   const { sessions } = context;
-  const refusal = await sessions.reserve(peer);
-  if (refusal !== undefined) {
-    refuseSession(context, res, refusal);
+  const refused = await sessions.reserve(peer);
+  if (refused !== undefined) {
+    refuse(context, res, refused); // R8.4: 503, the limit named, Retry-After
     return undefined;
   }
   try {
@@ -273,9 +282,9 @@ async function legacy(
   const { sessions } = context;
   if (req.method === 'GET' && header(req, 'mcp-session-id') === undefined) {
     const peer = peerOf(req);
-    const refusal = await sessions.reserve(peer);
-    if (refusal !== undefined) {
-      refuseSession(context, res, refusal);
+    const refused = await sessions.reserve(peer);
+    if (refused !== undefined) {
+      refuse(context, res, refused); // R8.4: 503, the limit named, Retry-After
       return;
     }
     let session: LegacySession;
@@ -306,7 +315,7 @@ async function legacy(
     if (parsed === undefined) return;
     const session = entry.session as LegacySession;
     if (session.forbidden !== undefined) {
-      reply(context, res, 403, -32000, session.forbidden);
+      refuse(context, res, routeRefusal(403, session.forbidden));
       return;
     }
     const end = sessions.begin(session);

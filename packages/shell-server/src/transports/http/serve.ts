@@ -10,8 +10,8 @@ import { isolatedChildCommand } from '../../isolation/child-command.js';
 import { rootPolicy } from '../../isolation/root-scope.js';
 import { startHttpServer } from './server.js';
 import { sessionLimitsOf } from './sessions.js';
-import { serverToken, TokenFileRefusal } from './token.js';
-import { UnixSocketRefusal } from './unix-socket.js';
+import { serverToken } from './token.js';
+import { RefusalError } from '../../jsonrpc/refusal.js';
 
 export interface ServeHttpOptions {
   /** --http-token-file's or AHMA_HTTP_TOKEN's token; else the server's own (token.ts). */
@@ -65,7 +65,8 @@ export async function serveHttp(
     });
   } catch (error) {
     await runtime.close();
-    if (error instanceof UnixSocketRefusal || error instanceof TokenFileRefusal) {
+    // A refused start (the unix socket, the token file, the bind) is one line: no stack.
+    if (error instanceof RefusalError) {
       logger.fatal({ err: error }, 'cannot serve');
       options.stderr(`ahma-shell: ${error.message}\n`);
       return 1;

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
+import { refusal, RefusalError, type Refusal } from '../../jsonrpc/refusal.js';
 import type { TrafficEcho } from './echo.js';
 import type { EventStoreLimits } from './session/event-store.js';
 import { createModernEndpoint } from './modern-endpoint.js';
@@ -25,7 +26,7 @@ export interface HttpServerOptions {
   readonly socket?: string | undefined;
   /** Required unless `host` is a loopback address; undefined = no authentication on TCP. */
   readonly token: string | undefined;
-  /** R8B: echo the JSON-RPC traffic. */
+  /** R8B: with --log-to-stderr, every JSON-RPC message in and out is echoed here. */
   readonly echo?: TrafficEcho | undefined;
   readonly sessionLimits?: SessionLimits;
   readonly maxBodyBytes?: number;
@@ -56,23 +57,30 @@ export function authRefusal(
   host: string,
   token: string | undefined,
   noAuth: boolean,
-): string | undefined {
+): Refusal | undefined {
   if (!noAuth) return undefined;
   if (token !== undefined) {
-    return '--http-no-auth contradicts the token given (--http-token-file or AHMA_HTTP_TOKEN)';
+    return refusal(
+      'start',
+      '--http-no-auth contradicts the token given (--http-token-file or AHMA_HTTP_TOKEN)',
+    );
   }
   if (!isLoopback(host)) {
-    return `--http-no-auth is for loopback only: --http-host ${host} is reachable from other machines`;
+    return refusal(
+      'start',
+      `--http-no-auth is for loopback only: --http-host ${host} is reachable from other machines`,
+    );
   }
   return undefined;
 }
 
 /** Why a bind is refused before anything starts; undefined when it may go ahead. */
-export function bindRefusal(host: string, token: string | undefined): string | undefined {
+export function bindRefusal(host: string, token: string | undefined): Refusal | undefined {
   if (token !== undefined || isLoopback(host)) return undefined;
-  return (
+  return refusal(
+    'start',
     `--http-host ${host} is reachable from other machines: give a bearer token ` +
-    '(--http-token-file FILE or AHMA_HTTP_TOKEN) that every request must carry, or bind 127.0.0.1'
+      '(--http-token-file FILE or AHMA_HTTP_TOKEN) that every request must carry, or bind 127.0.0.1',
   );
 }
 
@@ -81,8 +89,8 @@ export async function startHttpServer(
   options: HttpServerOptions,
 ): Promise<HttpServer> {
   if (options.port !== undefined) {
-    const refusal = bindRefusal(options.host, options.token);
-    if (refusal !== undefined) throw new Error(refusal);
+    const refused = bindRefusal(options.host, options.token);
+    if (refused !== undefined) throw new RefusalError(refused);
   } else if (options.socket === undefined) {
     throw new Error('an HTTP server needs a port or a unix socket');
   }

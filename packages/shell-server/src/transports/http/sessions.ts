@@ -31,6 +31,8 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { SessionProcess } from './session/session-backend.js';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import { refusal, type HttpRefusal } from '../../jsonrpc/refusal.js';
 import {
   DEFAULT_MAX_ISOLATED_SESSIONS,
   DEFAULT_MAX_SESSIONS,
@@ -121,14 +123,8 @@ export interface SessionTableOptions {
   readonly residentBytes?: ((pid: number) => number | undefined) | undefined;
 }
 
+/** The limits a session is refused by: its refusal's `rule`. */
 export type SessionLimit = 'max-sessions' | 'per-peer' | 'memory';
-
-/** Why a session was refused: the 503's message names the limit. */
-export interface SessionRefusal {
-  readonly limit: SessionLimit;
-  readonly message: string;
-  readonly retryAfterSeconds: number;
-}
 
 /** The resident memory of a process in bytes, from /proc; undefined where it cannot be read. */
 export function residentBytesOf(pid: number): number | undefined {
@@ -185,11 +181,11 @@ export class SessionTable {
    * Reserves a place for a session `peer` is about to open, ending sessions idle for long enough
    * when a limit is reached; the refusal when none may end. Give the place back with `opened`.
    */
-  async reserve(peer: string): Promise<SessionRefusal | undefined> {
+  async reserve(peer: string): Promise<HttpRefusal | undefined> {
     const plan = this.#plan(peer);
     if (!Array.isArray(plan)) {
       this.#logger.warn(
-        { limit: plan.limit, peer, sessions: this.#byId.size, opening: this.#openingTotal },
+        { limit: plan.rule, peer, sessions: this.#byId.size, opening: this.#openingTotal },
         `session refused: ${plan.message}`,
       );
       return plan;
@@ -275,7 +271,7 @@ export class SessionTable {
    * sessions idle for `evictableIdleMs` may end, the longest-idle first; nothing ends when the
    * session is refused anyway.
    */
-  #plan(peer: string): SessionEntry[] | SessionRefusal {
+  #plan(peer: string): SessionEntry[] | HttpRefusal {
     const now = Date.now();
     const graceMs = this.#limits.evictableIdleMs ?? DEFAULT_EVICTABLE_IDLE_MS;
     const evictable = [...this.#byId.values()]
@@ -294,7 +290,7 @@ export class SessionTable {
       let held = this.#opening.get(peer) ?? 0;
       for (const entry of this.#byId.values()) if (entry.peer === peer) held++;
       if (held >= perPeer && take(evictable.filter((entry) => entry.peer === peer)) === undefined) {
-        return refusal(
+        return limitReached(
           'per-peer',
           `Too many open sessions from one client address: at most ${String(perPeer)} of the server's ${String(this.#limits.maxSessions)} sessions per address (--max-sessions), and ${graceText}; end one (DELETE) or try again later`,
         );
@@ -306,7 +302,7 @@ export class SessionTable {
       this.#byId.size + this.#openingTotal - evict.length >= maxSessions &&
       take(evictable) === undefined
     ) {
-      return refusal(
+      return limitReached(
         'max-sessions',
         `Too many open sessions: the server's limit of ${String(maxSessions)} (--max-sessions) is reached and ${graceText}; try again later`,
       );
@@ -321,7 +317,7 @@ export class SessionTable {
       while (needed > budget) {
         const entry = take(evictable);
         if (entry === undefined) {
-          return refusal(
+          return limitReached(
             'memory',
             `Not enough memory for another session process: the session processes use ${String(mib(memory.used))} MiB of the ${String(budgetMb)} MiB budget (--session-memory-mb) and a new one needs about ${String(mib(memory.estimate))} MiB, and ${graceText}; try again later`,
           );
@@ -377,8 +373,14 @@ export class SessionTable {
   }
 }
 
-function refusal(limit: SessionLimit, message: string): SessionRefusal {
-  return { limit, message, retryAfterSeconds: RETRY_AFTER_SECONDS };
+/** A 503 naming the limit, and when to try again. */
+function limitReached(limit: SessionLimit, message: string): HttpRefusal {
+  return refusal('session', message, {
+    rule: limit,
+    status: 503,
+    rpcCode: RpcCode.Refused,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  });
 }
 
 function formatDuration(ms: number): string {

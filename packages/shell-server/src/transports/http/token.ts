@@ -10,14 +10,12 @@ import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { privateFileProblem } from '@ahma/remote';
+import { refusal, RefusalError } from '../../jsonrpc/refusal.js';
 
 export type TokenSource =
   | { readonly kind: 'none' }
   | { readonly kind: 'token'; readonly token: string }
   | { readonly kind: 'error'; readonly message: string };
-
-/** The server's own token file is not one it can trust: the server does not start. */
-export class TokenFileRefusal extends Error {}
 
 /** The server's own token file, in the root of its private state. */
 export const SERVER_TOKEN_FILE = 'http-token';
@@ -67,10 +65,14 @@ export async function serverToken(stateRoot: string): Promise<{ token: string; p
   return { token: made, path };
 }
 
+/** The server's own token file is not one it can trust: the server does not start. */
 async function readOwnToken(path: string): Promise<string> {
   const refuse = (why: string) =>
-    new TokenFileRefusal(
-      `the HTTP token file ${path} ${why}; remove it and a new token is made at start`,
+    new RefusalError(
+      refusal(
+        'start',
+        `the HTTP token file ${path} ${why}; remove it and a new token is made at start`,
+      ),
     );
   let handle: FileHandle;
   try {
@@ -90,7 +92,7 @@ async function readOwnToken(path: string): Promise<string> {
     if (info.size > 4096) throw refuse('is too large to be a token');
     const source = checked((await handle.readFile('utf8')).trim(), `the HTTP token file ${path}`);
     if (source.kind !== 'token') {
-      throw new TokenFileRefusal(source.kind === 'error' ? source.message : path);
+      throw new RefusalError(refusal('start', source.kind === 'error' ? source.message : path));
     }
     return source.token;
   } finally {

@@ -18,6 +18,7 @@ import { connect, createServer, type Server as NetServer, type Socket } from 'no
 import { basename, dirname, join, resolve } from 'node:path';
 import { peerCredentialReader, type PeerCredentials } from '@ahma/core';
 import type { Logger } from 'pino';
+import { refusal, RefusalError } from '../../jsonrpc/refusal.js';
 
 /** Connections of the unix socket whose peer was checked to be this server's uid. */
 const verified = new WeakSet<Socket>();
@@ -25,17 +26,6 @@ const verified = new WeakSet<Socket>();
 /** True for a connection of the unix socket whose peer runs as the server's uid. */
 export function isVerifiedPeer(socket: Socket): boolean {
   return verified.has(socket);
-}
-
-/**
- * Why the socket cannot be set up: one line naming the path and the fix (the CLI prints it as it
- * is). It has no `code`, unlike the errno errors of a TCP listen.
- */
-export class UnixSocketRefusal extends Error {
-  constructor(path: string, why: string) {
-    super(`--http-socket ${path}: ${why}`);
-    this.name = 'UnixSocketRefusal';
-  }
 }
 
 /** sun_path holds 108 bytes, its terminating NUL included. */
@@ -57,7 +47,9 @@ export async function listenUnixSocket(
   logger: Logger,
 ): Promise<NetServer> {
   const target = resolve(path);
-  const refuse = (why: string) => new UnixSocketRefusal(path, why);
+  // Why the socket cannot be set up: one line naming the path and the fix (the CLI prints it).
+  const refuse = (why: string) =>
+    new RefusalError(refusal('start', `--http-socket ${path}: ${why}`));
   const uid = process.geteuid?.();
   if (process.platform !== 'linux' || uid === undefined) {
     throw refuse(

@@ -4,7 +4,7 @@
 // 2026-07-28 envelope to the 2026 one (modern/server.ts); a client probing with server/discover
 // and falling back to initialize gets the 2025 server. Our own framing (stdio-transport.ts) is
 // under both.
-import type { Server as ModernServer, Transport } from '@modelcontextprotocol/server';
+import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Runtime } from '../../runtime/runtime.js';
 import { createModernServer } from '../../protocol/modern/server.js';
@@ -30,11 +30,13 @@ export function serveOnStdio(runtime: Runtime): StdioConnection {
       legacy = createMcpServer(runtime);
       // Refused messages and the SDK's own protocol errors would otherwise vanish without a trace.
       legacy.server.onerror = (error) => logger.warn({ err: error }, 'MCP protocol error');
-      // The v1 Server speaks the same connect/close and Transport contract serveStdio drives.
+      // The v1 Server speaks the same connect/close and Transport contract serveStdio drives; the
+      // v2 type is a class of its own, which no other class's instance can be typed as.
       return legacy.server as unknown as ModernServer;
     },
     {
-      transport: transport as unknown as Transport,
+      // Our framing implements the v1 Transport, which the v2 one accepts as it is.
+      transport,
       onerror: (error) => logger.warn({ err: error }, 'MCP protocol error'),
     },
   );

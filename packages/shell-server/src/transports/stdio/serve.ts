@@ -3,14 +3,9 @@
 import { AhmaError } from '@ahma/core';
 import { serveOnStdio } from './eras.js';
 import { createRuntime, type RuntimeSettings } from '../../runtime/runtime.js';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import { refusal } from '../../jsonrpc/refusal.js';
 import { answerWithRefusal } from './start-refusal.js';
-
-/** A start refusal already printed and answered: the caller only exits. */
-export class ExplainedRefusal extends Error {
-  constructor(readonly refusal: AhmaError) {
-    super(refusal.message);
-  }
-}
 
 export const TTY_REFUSAL = `ahma-shell --mode stdio speaks the Model Context Protocol on stdin/stdout: an MCP client
 starts it, it is not meant to be typed into. Register it with your client instead, for example:
@@ -25,21 +20,26 @@ To try a tool by hand: ahma-shell --tool_name sandboxed_shell -- echo hello
 `;
 
 /**
- * One runtime and one connection, on stdin/stdout; resolves once the client has gone. A runtime
- * that cannot start is explained on stderr and to the client's requests, then rethrown.
+ * One runtime and one connection, on stdin/stdout; resolves with the exit code once the client
+ * has gone (0). A runtime that cannot start (an AhmaError: no sandbox, a scope refused, …) is
+ * explained on stderr, then to the client's requests, and resolves 1; anything else is a bug and
+ * is thrown.
  */
 export async function serveStdio(
   settings: RuntimeSettings,
   stderr: (text: string) => void,
-): Promise<void> {
+): Promise<number> {
   let runtime;
   try {
     runtime = await createRuntime(settings);
   } catch (error) {
     if (!(error instanceof AhmaError)) throw error;
     stderr(`ahma-shell: ${error.message}\n`);
-    await answerWithRefusal(error.message, error.code);
-    throw new ExplainedRefusal(error);
+    await answerWithRefusal(
+      refusal('start', error.message, { code: error.code, rpcCode: RpcCode.Refused }),
+    );
+    settings.logger.fatal({ err: error }, 'ahma-shell stopped');
+    return 1;
   }
   const connection = serveOnStdio(runtime);
   const shutDown = async () => {
@@ -52,4 +52,5 @@ export async function serveStdio(
   await connection.gone;
   settings.logger.info('client disconnected; shutting down');
   await shutDown();
+  return 0;
 }

@@ -5,11 +5,11 @@
 // was printed on stderr before (the client's log has it too).
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { RpcCode } from '../../jsonrpc/codes.js';
+import type { Refusal } from '../../jsonrpc/refusal.js';
 
 /** How long the server waits for a request to answer before it gives up and exits. */
 const ANSWER_WITHIN_MS = 30_000;
-/** JSON-RPC's "server error" range: the server could not start. */
-export const START_REFUSED = -32000;
 
 /** The message as one line (the client shows it in a dialog), bounded. */
 export function oneLine(message: string): string {
@@ -22,19 +22,21 @@ export function oneLine(message: string): string {
 }
 
 /**
- * Answers every request read from `input` with the refusal until `input` ends, the first answer
- * has been followed by a quiet second, or nothing came within ANSWER_WITHIN_MS. Resolves then.
+ * Answers every request read from `input` with the refused start (its rpcCode, else
+ * RpcCode.Refused; its Ahma code in `data`, else START_FAILED) until `input` ends, the first
+ * answer has been followed by a quiet second, or nothing came within ANSWER_WITHIN_MS. Resolves
+ * then.
  */
 export function answerWithRefusal(
-  message: string,
-  code: string | undefined,
+  refused: Refusal,
   input: Readable = process.stdin,
   output: Writable = process.stdout,
 ): Promise<void> {
+  const { message } = refused;
   const error = {
-    code: START_REFUSED,
+    code: refused.rpcCode ?? RpcCode.Refused,
     message: `ahma-shell cannot start: ${oneLine(message)}`,
-    data: { code: code ?? 'START_FAILED', details: message },
+    data: { code: refused.code ?? 'START_FAILED', details: message },
   };
   return new Promise((resolve) => {
     const lines = createInterface({ input, crlfDelay: Infinity });

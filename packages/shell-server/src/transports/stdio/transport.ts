@@ -17,13 +17,13 @@
 // buffered without bound.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Batch, type Answer } from '../../jsonrpc/batch.js';
+import { RpcCode } from '../../jsonrpc/codes.js';
 import {
   decodeText,
   errorResponse,
@@ -32,6 +32,7 @@ import {
   type Incoming,
 } from '../../jsonrpc/incoming.js';
 import { LineFramer, type Frame } from '../../jsonrpc/line-framer.js';
+import { cancelledRequestId, classify } from '../../jsonrpc/message-kind.js';
 import { tooLarge } from '../../jsonrpc/oversized.js';
 import { onTheWire } from '../../jsonrpc/wire-error.js';
 
@@ -98,7 +99,8 @@ export class StdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const outgoing = onTheWire(message);
-    const id = 'id' in outgoing && !('method' in outgoing) ? outgoing.id : undefined;
+    const answer = classify(outgoing);
+    const id = answer?.kind === 'response' ? answer.message.id : undefined;
     if (id !== undefined) {
       const batch = this.#batchOf.get(id);
       if (batch !== undefined) {
@@ -186,16 +188,13 @@ export class StdioTransport implements Transport {
 
   #deliver(message: JSONRPCMessage): void {
     // A request of a batch that the client cancels gets no response: its batch stops waiting.
-    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
-      const requestId: unknown = message.params?.['requestId'];
-      if (typeof requestId === 'string' || typeof requestId === 'number') {
-        const batch = this.#batchOf.get(requestId);
-        if (batch !== undefined) {
-          this.#batchOf.delete(requestId);
-          batch.abandon(requestId);
-          void this.#flush(batch);
-        }
-      }
+    const kind = classify(message);
+    const requestId = kind?.kind === 'notification' ? cancelledRequestId(kind.message) : undefined;
+    const batch = requestId === undefined ? undefined : this.#batchOf.get(requestId);
+    if (requestId !== undefined && batch !== undefined) {
+      this.#batchOf.delete(requestId);
+      batch.abandon(requestId);
+      void this.#flush(batch);
     }
     this.onmessage?.(message);
   }
@@ -220,7 +219,7 @@ export class StdioTransport implements Transport {
       ) {
         problem = errorResponse(
           item.message.id,
-          ErrorCode.InvalidRequest,
+          RpcCode.InvalidRequest,
           'Invalid Request: initialize must not be part of a JSON-RPC batch',
         );
       }
@@ -230,7 +229,7 @@ export class StdioTransport implements Transport {
           if (this.#batchOf.has(message.id)) {
             problem = errorResponse(
               null,
-              ErrorCode.InvalidRequest,
+              RpcCode.InvalidRequest,
               `Invalid Request: id ${JSON.stringify(message.id)} is already in use`,
             );
           } else {

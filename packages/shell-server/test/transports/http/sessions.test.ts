@@ -200,7 +200,12 @@ describe('the session table', () => {
     const b = await open();
     if (!isSession(a) || !isSession(b)) throw new Error('not opened');
     const refused = await open();
-    expect(refused).toMatchObject({ limit: 'max-sessions', retryAfterSeconds: 60 });
+    expect(refused).toMatchObject({
+      what: 'session',
+      rule: 'max-sessions',
+      status: 503,
+      headers: { 'Retry-After': '60' },
+    });
     expect(a.closed || b.closed).toBe(false);
 
     await sleep(200);
@@ -214,7 +219,7 @@ describe('the session table', () => {
     b.running = 1;
     if (isSession(c)) sessions.begin(c);
     await sleep(200);
-    expect(await open()).toMatchObject({ limit: 'max-sessions' });
+    expect(await open()).toMatchObject({ rule: 'max-sessions' });
     expect(sessions.size).toBe(2);
   });
 
@@ -248,13 +253,18 @@ describe('the session table', () => {
     ];
     expect(remote.every(isSession)).toBe(true);
     const refused = await open('203.0.113.7');
-    expect(refused).toMatchObject({ limit: 'per-peer', retryAfterSeconds: 60 });
+    expect(refused).toMatchObject({
+      what: 'session',
+      rule: 'per-peer',
+      status: 503,
+      headers: { 'Retry-After': '60' },
+    });
     expect(refused).toMatchObject({ message: expect.stringContaining('at most 3 of the server') });
     // Another address is another peer; loopback takes what is left.
     expect(isSession(await open('198.51.100.2'))).toBe(true);
     expect(isSession(await open('loopback'))).toBe(true);
     expect(isSession(await open('unix'))).toBe(true);
-    expect(await open('unix')).toMatchObject({ limit: 'max-sessions' });
+    expect(await open('unix')).toMatchObject({ rule: 'max-sessions' });
 
     // Idle long enough: the remote peer at its cap ends its own longest-idle session, no other.
     await sleep(80);
@@ -291,18 +301,23 @@ describe('the session table', () => {
     // A place reserved whose process has not started: counted at the estimate, their mean.
     expect(await sessions.reserve('loopback')).toBeUndefined();
     const refused = await sessions.reserve('loopback');
-    expect(refused).toMatchObject({ limit: 'memory', retryAfterSeconds: 60 });
+    expect(refused).toMatchObject({
+      what: 'session',
+      rule: 'memory',
+      status: 503,
+      headers: { 'Retry-After': '60' },
+    });
     expect(refused?.message).toMatch(
       /use 300 MiB of the 350 MiB budget \(--session-memory-mb\) and a new one needs about 100 MiB/,
     );
     // Started, not measured yet: still the estimate.
     processes.push({ sessionId: undefined, pid: 3, live: true });
-    expect(await sessions.reserve('loopback')).toMatchObject({ limit: 'memory' });
+    expect(await sessions.reserve('loopback')).toMatchObject({ rule: 'memory' });
     // It never opened, and ended by itself: no process any more, the place given back.
     processes[2] = { sessionId: undefined, pid: undefined, live: false };
     sessions.opened('streamable', undefined, 'loopback');
     expect(await sessions.reserve('loopback')).toBeUndefined();
-    expect(await sessions.reserve('loopback')).toMatchObject({ limit: 'memory' });
+    expect(await sessions.reserve('loopback')).toMatchObject({ rule: 'memory' });
     expect(a.closed || b.closed).toBe(false);
 
     // Idle for long enough, a makes room (b made a request); its memory is what it frees.

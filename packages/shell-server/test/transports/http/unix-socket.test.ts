@@ -26,7 +26,8 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pino } from 'pino';
 import { describe, it, type TestContext } from 'vitest';
-import { listenUnixSocket, UnixSocketRefusal } from '../../../src/transports/http/unix-socket.js';
+import { RefusalError } from '../../../src/jsonrpc/refusal.js';
+import { listenUnixSocket } from '../../../src/transports/http/unix-socket.js';
 import { BIN, E2E, structured, waitFor, type CommandResult } from '../../support/harness.js';
 import { httpServer, INITIALIZE, post } from '../../support/http.js';
 
@@ -192,7 +193,7 @@ describe.concurrent('the unix socket listener', () => {
       .expect(refused)
       .rejects.toThrow(`the directory ${shared} can be written by others`);
     // The CLI prints a refusal as one line (no stack), by its class.
-    await context.expect(refused).rejects.toBeInstanceOf(UnixSocketRefusal);
+    await context.expect(refused).rejects.toBeInstanceOf(RefusalError);
     await context.expect(lstat(socket)).rejects.toThrow(/ENOENT/);
   });
 

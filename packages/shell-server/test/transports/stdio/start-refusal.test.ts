@@ -6,11 +6,9 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import {
-  answerWithRefusal,
-  oneLine,
-  START_REFUSED,
-} from '../../../src/transports/stdio/start-refusal.js';
+import { RpcCode } from '../../../src/jsonrpc/codes.js';
+import { refusal } from '../../../src/jsonrpc/refusal.js';
+import { answerWithRefusal, oneLine } from '../../../src/transports/stdio/start-refusal.js';
 import { BIN, childEnv } from '../../support/harness.js';
 
 describe('a stdio server that cannot start', () => {
@@ -41,8 +39,9 @@ describe('a stdio server that cannot start', () => {
     let written = '';
     output.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
     const done = answerWithRefusal(
-      'no Landlock here.\nTo fix: use Linux 5.13.',
-      'SANDBOX_UNAVAILABLE',
+      refusal('start', 'no Landlock here.\nTo fix: use Linux 5.13.', {
+        code: 'SANDBOX_UNAVAILABLE',
+      }),
       input,
       output,
     );
@@ -64,7 +63,7 @@ describe('a stdio server that cannot start', () => {
       );
     expect(answers.map((answer) => answer.id)).toEqual([1, 'b']);
     expect(answers[0]?.error).toMatchObject({
-      code: START_REFUSED,
+      code: RpcCode.Refused,
       message: 'ahma-shell cannot start: no Landlock here. To fix: use Linux 5.13.',
       data: { code: 'SANDBOX_UNAVAILABLE' },
     });

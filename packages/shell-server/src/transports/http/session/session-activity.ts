@@ -17,6 +17,7 @@ import type {
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { cancelledRequestId, classify, isRequestId } from '../../../jsonrpc/message-kind.js';
 import { keyOf } from '../../../jsonrpc/request-key.js';
 
 /** While operations are thought to run, their process is asked this often which still do. */
@@ -54,9 +55,6 @@ export function observeActivity(upstream: Transport, options: ActivityOptions): 
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const isId = (value: unknown): value is RequestId =>
-  typeof value === 'string' || typeof value === 'number';
 
 class Activity implements SessionActivity {
   readonly transport: Transport;
@@ -138,20 +136,19 @@ class Activity implements SessionActivity {
   }
 
   #fromClient(message: JSONRPCMessage): void {
-    if (this.#closed || !('method' in message)) return;
-    if ('id' in message) {
-      if (message.method === 'tools/call') this.#calls.add(keyOf(message.id));
-      return;
-    }
-    if (message.method === 'notifications/cancelled') {
+    if (this.#closed) return;
+    const classified = classify(message);
+    if (classified?.kind === 'request') {
+      if (classified.message.method === 'tools/call') this.#calls.add(keyOf(classified.message.id));
+    } else if (classified?.kind === 'notification') {
       // A cancelled request is not answered.
-      const id = message.params?.['requestId'];
-      if (isId(id)) this.#calls.delete(keyOf(id));
+      const id = cancelledRequestId(classified.message);
+      if (id !== undefined) this.#calls.delete(keyOf(id));
     }
   }
 
   #send(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
-    if ('id' in message && isId(message.id) && this.#isProbe(message.id)) {
+    if ('id' in message && isRequestId(message.id) && this.#isProbe(message.id)) {
       if (!('method' in message)) this.#probeAnswered(message);
       return Promise.resolve();
     }
@@ -165,15 +162,16 @@ class Activity implements SessionActivity {
   }
 
   #fromServer(message: JSONRPCMessage): void {
-    if ('method' in message) {
-      if ('id' in message) return; // the process asking the client something
-      if (message.method === 'notifications/message') this.#learn(message.params?.['data']);
-      else if (message.method === 'notifications/tasks/status') this.#learn(message.params);
-      return;
+    // A request (the process asking the client something) says nothing of what runs.
+    const classified = classify(message);
+    if (classified?.kind === 'notification') {
+      const { method, params } = classified.message;
+      if (method === 'notifications/message') this.#learn(params?.['data']);
+      else if (method === 'notifications/tasks/status') this.#learn(params);
+    } else if (classified?.kind === 'response') {
+      this.#calls.delete(keyOf(classified.message.id));
+      if ('result' in classified.message) this.#learn(classified.message.result);
     }
-    if (!('id' in message) || !isId(message.id)) return;
-    this.#calls.delete(keyOf(message.id));
-    if ('result' in message) this.#learn(message.result);
   }
 
   /**
@@ -234,7 +232,7 @@ class Activity implements SessionActivity {
 
   #probeAnswered(message: JSONRPCMessage): void {
     const probe = this.#probe;
-    if (probe === undefined || !('id' in message) || !isId(message.id)) return;
+    if (probe === undefined || !('id' in message) || !isRequestId(message.id)) return;
     if (keyOf(message.id) !== probe.key) return; // a probe given up on
     this.#probe = undefined;
     if (this.#closed || !('result' in message)) return; // not known: what is counted stays

@@ -34,7 +34,7 @@ export interface StreamableSessionOptions {
   readonly onInitialized: (session: StreamableSession) => void;
   /** Called once when the session has ended, whatever ended it. */
   readonly onClosed: (session: StreamableSession) => void;
-  /** R8B: the JSON-RPC traffic, when asked for. */
+  /** R8B: where every JSON-RPC message of the session is echoed (--log-to-stderr). */
   readonly echo?: TrafficEcho | undefined;
   readonly eventStoreLimits?: EventStoreLimits;
   /** --session-isolation: the session is served by a process of its own (R8D). */
