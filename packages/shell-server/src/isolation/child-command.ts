@@ -18,7 +18,20 @@ export function isolatedChildCommand(
 ): ChildCommand {
   const args = [bin, '--mode', 'stdio'];
   for (const [field, flag] of flagEntries()) args.push(...childWords(flag, options[field], cwd));
-  return { file: node, args };
+  return { file: node, args, unsetEnv: inheritedFlagVariables() };
+}
+
+/**
+ * The flags' variables a session's process must not inherit: the server read them already, and its
+ * options reach the process on the command line alone. Inherited, a variable would stand in for a
+ * flag the server was given with its default value (`--allow-write ''` over AHMA_ALLOW_WRITE=/)
+ * and give the session what the server was told not to. Core's own two (AHMA_TOOLS_DIR,
+ * AHMA_SANDBOX_SCOPE) stay: the session sets its scope, and a relative tools dir is its scope's.
+ */
+function inheritedFlagVariables(): string[] {
+  return flagEntries()
+    .filter(([, flag]) => flag.envReadBy !== 'core')
+    .map(([, flag]) => flag.env);
 }
 
 /** The words that give a session's process the server's value of `flag`, if any. */

@@ -19,6 +19,8 @@ import { LineFramer } from '../jsonrpc/line-framer.js';
 export interface ChildCommand {
   readonly file: string;
   readonly args: readonly string[];
+  /** Variables the process must not inherit: its command line says what they would. */
+  readonly unsetEnv?: readonly string[];
 }
 
 export interface ChildExit {
@@ -64,9 +66,11 @@ export class SessionChild {
   #stopping: Promise<void> | undefined;
 
   constructor(options: SessionChildOptions) {
+    const unset = new Set(options.command.unsetEnv);
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env))
-      if (value !== undefined && !HTTP_SECRET_VARIABLES.has(key)) env[key] = value;
+      if (value !== undefined && !HTTP_SECRET_VARIABLES.has(key) && !unset.has(key))
+        env[key] = value;
     this.#child = spawn(
       options.command.file,
       [...options.command.args, '--sandbox-scope', options.scope],

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../src/cli/options.js';
 import { ahmaShellBin } from '../../src/package.js';
 import { isolatedChildCommand } from '../../src/isolation/child-command.js';
+import { flagEntries } from '../../src/runtime/flags.js';
 
 function options(argv: string[]) {
   const parsed = parseCommandLine(['--mode', 'http', ...argv], {});
@@ -12,9 +13,13 @@ function options(argv: string[]) {
 
 describe('isolatedChildCommand', () => {
   it("R8D.3: runs this package's ahma-shell --mode stdio under the given Node, with the defaults spelled out", () => {
-    expect(
-      isolatedChildCommand(options([]), '/srv', '/pkg/bin/ahma-shell.js', '/usr/bin/node'),
-    ).toEqual({
+    const command = isolatedChildCommand(
+      options([]),
+      '/srv',
+      '/pkg/bin/ahma-shell.js',
+      '/usr/bin/node',
+    );
+    expect({ file: command.file, args: command.args }).toEqual({
       file: '/usr/bin/node',
       args: [
         '/pkg/bin/ahma-shell.js',
@@ -30,6 +35,16 @@ describe('isolatedChildCommand', () => {
     });
     expect(isolatedChildCommand(options([]), '/srv').args[0]).toBe(ahmaShellBin());
     expect(isolatedChildCommand(options([]), '/srv').file).toBe(process.execPath);
+  });
+
+  it("R8D.3: the process inherits none of the flags' variables but core's own two: its command line says what they would", () => {
+    const { unsetEnv = [] } = isolatedChildCommand(options([]), '/srv');
+    const variables = flagEntries().map(([, flag]) => flag.env);
+    expect([...unsetEnv].sort()).toEqual(
+      variables.filter((name) => name !== 'AHMA_TOOLS_DIR' && name !== 'AHMA_SANDBOX_SCOPE').sort(),
+    );
+    expect(unsetEnv).toContain('AHMA_ALLOW_WRITE');
+    expect(unsetEnv).toContain('AHMA_MCP_CONFIG');
   });
 
   it("R8D.3, R7.9: passes the server's flags on (--env-deny too), relative paths made absolute; HTTP, isolation and the scope stay with the server", () => {

@@ -2,7 +2,9 @@
 // ways, the reason it gives when it dies, and a stop that leaves nothing behind even when the
 // process ignores SIGTERM (R8D.10).
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../../src/cli/options.js';
 import { SessionChild, type ChildExit } from '../../src/isolation/child.js';
+import { isolatedChildCommand } from '../../src/isolation/child-command.js';
 import { E2E, childEnv, descendantsOf, processInfo, waitFor } from '../support/harness.js';
 
 const e2e = new E2E();
@@ -12,12 +14,17 @@ afterEach(async () => {
   await e2e.cleanup();
 });
 
-function start(script: string, scope: string, env: Record<string, string> = {}) {
+function start(
+  script: string,
+  scope: string,
+  env: Record<string, string> = {},
+  unsetEnv: readonly string[] = [],
+) {
   const lines: string[] = [];
   const stderr: string[] = [];
   let exit: ChildExit | undefined;
   const child = new SessionChild({
-    command: { file: 'bash', args: ['-c', script, 'session-child'] },
+    command: { file: 'bash', args: ['-c', script, 'session-child'], unsetEnv },
     scope,
     env: childEnv(env),
     onLine: (line) => lines.push(line),
@@ -65,6 +72,26 @@ describe('SessionChild', () => {
     // Only the HTTP server's own are removed here; the child's runtime keeps the rest from commands.
     expect(s.lines).toContain('AHMA_OAUTH_CLIENT_SECRET=oauth-secret');
     expect(s.lines.filter((line) => line.startsWith('AHMA_HTTP_TOKEN'))).toEqual([]);
+  });
+
+  it("R8D.3, R7.9: the server's flag variables are not inherited: a flag given its default over a wider variable stays default in the session", async () => {
+    const scope = await e2e.outsideDir();
+    const env = { AHMA_ALLOW_WRITE: '/srv/wide', AHMA_NETWORK: 'host', AHMA_TOOLS_DIR: 'tools' };
+    const parsed = parseCommandLine(['--mode', 'http', '--allow-write', ''], env);
+    if (parsed.kind !== 'run') throw new Error(`not parsed: ${parsed.kind}`);
+    expect(parsed.options.allowWrite).toEqual([]);
+    const command = isolatedChildCommand(parsed.options, scope);
+    expect(command.args).not.toContain('--allow-write');
+    const s = start(
+      'cat /proc/self/environ | tr "\\0" "\\n"; echo END',
+      scope,
+      env,
+      command.unsetEnv,
+    );
+    await waitFor(() => s.lines.includes('END'), 'the environment');
+    expect(s.lines.filter((line) => /^AHMA_(ALLOW_WRITE|NETWORK)=/.test(line))).toEqual([]);
+    // Core reads this one itself, and a relative tools dir is the session's scope's.
+    expect(s.lines).toContain('AHMA_TOOLS_DIR=tools');
   });
 
   it('R8.5: an exit is reported once with its code and the last `ahma-shell:` line of stderr', async () => {
