@@ -2,6 +2,7 @@
 // import to it (scripts/check-layers.mjs). The check is tried here on small trees that break the
 // rule each in one way (it must fail and say where), and on this repository (clean).
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/check-layers.mjs', import.meta.url));
+const SRC = fileURLToPath(new URL('../src', import.meta.url));
 const made: string[] = [];
 afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
 
@@ -106,6 +108,21 @@ describe.concurrent('src/layers.json', () => {
     expect(deepResult.stderr).not.toContain('f2 is');
     expect(cyclicResult.status).toBe(1);
     expect(cyclicResult.stderr).toContain('demo: a is Infinity levels deep');
+  });
+
+  it("issue 29: docs/architecture.md's folder table is src/layers.json: each folder's job, imports and SDK", () => {
+    const layers = JSON.parse(readFileSync(join(SRC, 'layers.json'), 'utf8')) as {
+      folders: Record<string, { job: string; imports: string[]; sdk: boolean }>;
+    };
+    const doc = readFileSync(new URL('../../../docs/architecture.md', import.meta.url), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z/]+)\/` +\| (.+?) +\| (.+?) +\| (yes|no) +\|$/gm)];
+    const table = Object.fromEntries(
+      rows.map(([, folder = '', job = '', imports = '', sdk = '']) => [
+        folder,
+        { job, imports: imports === '—' ? [] : imports.split(', '), sdk: sdk === 'yes' },
+      ]),
+    );
+    expect(table).toEqual(layers.folders);
   });
 
   it('issue 29: this repository keeps its layers', () => {
