@@ -1,2 +1,2 @@
 // Library entry of @ahma/generate-schema, for tests and embedding.
-export { runGenerateSchema, schemaFiles, type Output } from './run.js';
+export { runGenerateSchema, schemaFiles, type Output, type RunOptions } from './run.js';

@@ -2,7 +2,7 @@
 // from core's zod source, as OUT_DIR/mtdf-schema.json (default docs/), with the schema of
 // tool_guidance.json beside it.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mtdfJsonSchema, renderJsonSchema, toolGuidanceJsonSchema } from '@ahma/core';
 import packageJson from '../package.json' with { type: 'json' };
@@ -11,6 +11,12 @@ import packageJson from '../package.json' with { type: 'json' };
 export interface Output {
   stdout(text: string): void;
   stderr(text: string): void;
+}
+
+/** What the command would take from its process; injected so tests can run it in-process. */
+export interface RunOptions extends Output {
+  /** A relative OUT_DIR (and the default, docs) is in it (default: the process's). */
+  readonly cwd?: string | undefined;
 }
 
 const USAGE = `Usage: generate-tool-schema [OUT_DIR] [--stdout]
@@ -32,7 +38,12 @@ export function schemaFiles(): Record<string, string> {
   };
 }
 
-export async function runGenerateSchema(argv: readonly string[], output: Output): Promise<number> {
+export async function runGenerateSchema(
+  argv: readonly string[],
+  options: RunOptions,
+): Promise<number> {
+  const output: Output = options;
+  const { cwd } = options;
   let parsed;
   try {
     parsed = parseArgs({
@@ -70,11 +81,13 @@ export async function runGenerateSchema(argv: readonly string[], output: Output)
     return 0;
   }
   const outDir = positionals[0] ?? 'docs';
+  // Written in `cwd`, reported as given.
+  const at = (path: string) => (cwd === undefined ? path : resolve(cwd, path));
   try {
-    await mkdir(outDir, { recursive: true });
+    await mkdir(at(outDir), { recursive: true });
     for (const [name, text] of Object.entries(files)) {
       const path = join(outDir, name);
-      await writeFile(path, text);
+      await writeFile(at(path), text);
       output.stdout(`wrote ${path}\n`);
     }
   } catch (error) {

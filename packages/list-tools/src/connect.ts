@@ -38,6 +38,10 @@ export type HttpAuth = Omit<HttpConnectOptions, 'url' | 'request'>;
 export interface ListOptions {
   /** Bound on connecting and listing together; the server is then stopped or disconnected. */
   timeoutMs: number;
+  /** A stdio server's working directory (default: this process's). */
+  cwd?: string | undefined;
+  /** A stdio server's environment, whole (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /** What a server said about itself and every tool it offers, in its order. */
@@ -65,7 +69,7 @@ export async function listServerTools(
   if (target.kind === 'http') return listHttpTools(target, newClient, options);
   const client = newClient();
   const stderr = textTail(STDERR_TAIL_CHARS);
-  const transport = createTransport(target, stderr.add);
+  const transport = createTransport(target, options, stderr.add);
   const context: FailureContext = {
     target,
     phase: 'connect',
@@ -210,6 +214,7 @@ async function listAllTools(client: Client, request: RequestOptions): Promise<To
 
 function createTransport(
   target: Extract<ListTarget, { kind: 'stdio' }>,
+  options: ListOptions,
   onStderr: (text: string) => void,
 ): StdioClientTransport {
   const transport = new StdioClientTransport({
@@ -217,7 +222,8 @@ function createTransport(
     args: [...target.args],
     // Like any command runner, the server gets the caller's whole environment (the SDK's default
     // passes only HOME, PATH and a few others, which drops API keys a server may need).
-    env: inheritedEnvironment(),
+    env: inheritedEnvironment(options.env ?? process.env),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     // Kept, not shown: servers log to stderr, and it only matters when they fail.
     stderr: 'pipe',
   });
@@ -381,9 +387,11 @@ function errorCode(error: unknown): string | undefined {
   return typeof error.code === 'string' ? error.code : undefined;
 }
 
-function inheritedEnvironment(): Record<string, string> {
+function inheritedEnvironment(
+  from: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(from)) if (value !== undefined) env[key] = value;
   return env;
 }
 

@@ -1,5 +1,12 @@
 // Library entry of @ahma/list-tools, for tests and embedding.
-export { runListTools, EXIT_OK, EXIT_FAILED, EXIT_USAGE, type Output } from './run.js';
+export {
+  runListTools,
+  EXIT_OK,
+  EXIT_FAILED,
+  EXIT_USAGE,
+  type Output,
+  type RunOptions,
+} from './run.js';
 export {
   listServerTools,
   describeTarget,

@@ -3,6 +3,7 @@
 // parameters; --logout URL forgets a server's tokens. Exit 0 listed, 1 the server could not be
 // started, reached or listed, 2 usage error.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CALLBACK_PORT, TokenStore, defaultTokenPath, openBrowser } from '@ahma/remote';
 import packageJson from '../package.json' with { type: 'json' };
@@ -18,6 +19,17 @@ export const EXIT_USAGE = 2;
 export interface Output {
   stdout(text: string): void;
   stderr(text: string): void;
+}
+
+/** What the command would take from its process; injected so tests can run it in-process. */
+export interface RunOptions extends Output {
+  /** A stdio server starts in it; --token-file is read from it (default: the process's). */
+  readonly cwd?: string | undefined;
+  /**
+   * A stdio server inherits it; the token file's path and the client secret are read from it
+   * (default: the process's).
+   */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -58,11 +70,10 @@ Options:
 Exit status: 0 listed, 1 the server could not be started, reached or listed, 2 usage error.
 `;
 
-export async function runListTools(
-  argv: readonly string[],
-  output: Output,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): Promise<number> {
+export async function runListTools(argv: readonly string[], options: RunOptions): Promise<number> {
+  const output: Output = options;
+  const { cwd } = options;
+  const env = options.env ?? process.env;
   let parsed;
   try {
     parsed = parseArgs({
@@ -164,7 +175,7 @@ export async function runListTools(
   if (typeof target === 'string') return usageError(output, target);
   if (values['token-file'] !== undefined) {
     if (target.kind !== 'http') return usageError(output, '--token-file needs --http URL');
-    const bearer = await readBearer(values['token-file']);
+    const bearer = await readBearer(values['token-file'], cwd);
     if ('error' in bearer) {
       output.stderr(`ahma-list-tools: ${bearer.error}\n`);
       return EXIT_FAILED;
@@ -173,7 +184,7 @@ export async function runListTools(
   }
 
   try {
-    const listing = await listServerTools(target, { timeoutMs: seconds * 1000 });
+    const listing = await listServerTools(target, { timeoutMs: seconds * 1000, cwd, env });
     output.stdout(format === 'json' ? renderJson(listing) : renderText(listing));
     return EXIT_OK;
   } catch (error) {
@@ -184,10 +195,13 @@ export async function runListTools(
 }
 
 /** The token a file holds (surrounding whitespace dropped), or why it cannot be one. */
-async function readBearer(file: string): Promise<{ token: string } | { error: string }> {
+async function readBearer(
+  file: string,
+  cwd: string | undefined,
+): Promise<{ token: string } | { error: string }> {
   let text: string;
   try {
-    text = (await readFile(file, 'utf8')).trim();
+    text = (await readFile(cwd === undefined ? file : resolve(cwd, file), 'utf8')).trim();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     return { error: `--token-file ${file}: cannot read it (${code})` };

@@ -2,7 +2,7 @@
 // the way the server does at startup (confined, concurrent, bounded in time) and reports, per tool
 // or subcommand, whether it would be offered here and how to install what is missing.
 import { readFile, realpath } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   checkAvailability,
   createEngine,
@@ -21,6 +21,15 @@ export interface AvailabilityRun {
   readonly warnings: readonly string[];
 }
 
+export interface AvailabilityOptions {
+  /** --no-sandbox: run the probes unconfined. */
+  readonly noSandbox: boolean;
+  /** The working directory: the probes run in it, confined to it; relative file names are in it. */
+  readonly cwd: string;
+  /** The probes' environment (PATH, HOME, the state root). */
+  readonly env: NodeJS.ProcessEnv;
+}
+
 /**
  * The checks of the files that validated cleanly (an invalid file is never loaded, so its checks
  * would never run either). Probes run in the working directory, confined to it like the server's
@@ -29,15 +38,16 @@ export interface AvailabilityRun {
  */
 export async function runAvailabilityChecks(
   validation: ValidationReport,
-  noSandbox: boolean,
+  { noSandbox, cwd, env }: AvailabilityOptions,
 ): Promise<AvailabilityRun> {
-  const definitions = await validDefinitions(validation);
+  const definitions = await validDefinitions(validation, cwd);
   // An engine of its own (no shell pool, for a handful of probes), whose state directory goes
   // with it.
   const engine = await createEngine({
-    scope: await realpath(process.cwd()),
+    scope: await realpath(cwd),
     noSandbox,
     noShellPool: true,
+    env,
   });
   try {
     const report = await checkAvailability({ definitions }, { executor: engine.executor });
@@ -47,14 +57,18 @@ export async function runAvailabilityChecks(
   }
 }
 
-async function validDefinitions(validation: ValidationReport): Promise<CheckedDefinition[]> {
+async function validDefinitions(
+  validation: ValidationReport,
+  cwd: string,
+): Promise<CheckedDefinition[]> {
   const checker = new DocumentChecker();
   const files = validation.files.filter(
     (entry) => !entry.diagnostics.some(isError) && basename(entry.file) !== GUIDANCE_FILE_NAME,
   );
   const definitions: CheckedDefinition[] = [];
   for (const { file } of files) {
-    const checked = checker.checkDefinition(file, await readFile(file, 'utf8'));
+    // Read where the user named it; reported under the name as given.
+    const checked = checker.checkDefinition(file, await readFile(resolve(cwd, file), 'utf8'));
     if (checked.ok)
       definitions.push({ file, definition: checked.definition, leaves: checked.leaves });
   }

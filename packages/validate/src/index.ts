@@ -6,4 +6,5 @@ export {
   EXIT_USAGE,
   EXIT_UNAVAILABLE,
   type Output,
+  type RunOptions,
 } from './run.js';

@@ -34,6 +34,17 @@ export interface Output {
   stderr(text: string): void;
 }
 
+/** What the command would take from its process; injected so tests can run it in-process. */
+export interface RunOptions extends Output {
+  /**
+   * The working directory: relative targets and the default target are read from it, and the
+   * availability checks run in it, confined to it (default: the process's).
+   */
+  readonly cwd?: string | undefined;
+  /** The environment of the availability checks: PATH, HOME, the state root (default: the process's). */
+  readonly env?: NodeJS.ProcessEnv | undefined;
+}
+
 const DEFAULT_TARGET = '.ahma/tools';
 
 const USAGE = `Usage: ahma-validate [TARGET…] [--format text|json] [--strict] [--check-availability [--no-sandbox]]
@@ -60,7 +71,8 @@ Exit status: 0 all valid (and, with --check-availability, every check passed), 1
 2 usage or I/O error (or the sandbox is unavailable), 3 all valid but an availability check failed.
 `;
 
-export async function runValidate(argv: readonly string[], output: Output): Promise<number> {
+export async function runValidate(argv: readonly string[], options: RunOptions): Promise<number> {
+  const output: Output = options;
   let parsed;
   try {
     parsed = parseArgs({
@@ -95,7 +107,10 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
   const targets = positionals.length > 0 ? positionals : [DEFAULT_TARGET];
   let report: ValidationReport;
   try {
-    report = await validateToolFiles(targets);
+    report = await validateToolFiles(
+      targets,
+      options.cwd === undefined ? {} : { cwd: options.cwd },
+    );
   } catch (error) {
     if (!(error instanceof ToolFileReadError)) throw error;
     output.stderr(`ahma-validate: ${error.message}\n`);
@@ -105,7 +120,11 @@ export async function runValidate(argv: readonly string[], output: Output): Prom
   let availability: AvailabilityRun | undefined;
   if (values['check-availability'] === true) {
     try {
-      availability = await runAvailabilityChecks(report, values['no-sandbox'] === true);
+      availability = await runAvailabilityChecks(report, {
+        noSandbox: values['no-sandbox'] === true,
+        cwd: options.cwd ?? process.cwd(),
+        env: options.env ?? process.env,
+      });
     } catch (error) {
       if (!(error instanceof AhmaError)) throw error;
       output.stderr(`ahma-validate: cannot run the availability checks: ${error.message}\n`);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { mtdfJsonSchema, toolGuidanceJsonSchema } from '@ahma/core';
 import { describe, expect, it } from 'vitest';
 
-const doc = fileURLToPath(new URL('../../../docs/tool-definitions.md', import.meta.url));
+const doc = fileURLToPath(new URL('../../../../docs/tool-definitions.md', import.meta.url));
 
 function allKeys(schema: unknown, keys = new Set<string>()): Set<string> {
   if (Array.isArray(schema)) for (const item of schema) allKeys(item, keys);

@@ -1,49 +1,45 @@
-// ahma-list-tools --http against a server behind a real authorization server (R14): the binary
-// prints the login URL, the test plays the browser, the tools are listed; the next run reuses the
-// tokens; --logout forgets them.
-import { spawn } from 'node:child_process';
+// ahma-list-tools --http, called in-process, against a server behind a real authorization server
+// (R14): it prints the login URL, the test plays the browser, the tools are listed; the next run
+// reuses the tokens; --logout forgets them.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBrowser, freePort, startOAuthWorld } from '../../remote/test/support/oauth-world.js';
+import {
+  createBrowser,
+  freePort,
+  startOAuthWorld,
+} from '../../../remote/test/support/oauth-world.js';
+import { listTools as run } from '../support/list-tools.js';
 
-const bin = fileURLToPath(new URL('../bin/ahma-list-tools.js', import.meta.url));
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 interface Run {
-  code: number | null;
+  code: number;
   stdout: string;
   stderr: string;
-  /** The login URL the binary printed, if it asked for a login. */
+  /** The login URL it printed, if it asked for a login. */
   loginUrl: string | undefined;
 }
 
-/** Runs the binary; when it prints a login URL, the browser follows it. */
-function listTools(args: string[], tokenPath: string): Promise<Run> {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...process.env, AHMA_HTTP_CLIENT_TOKEN_PATH: tokenPath },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
+/** Runs ahma-list-tools; when it prints a login URL, the browser follows it. */
+async function listTools(args: string[], tokenPath: string): Promise<Run> {
   let loginUrl: string | undefined;
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    const printed = /^ {2}(http\S+)$/m.exec(stderr)?.[1];
-    if (printed !== undefined && loginUrl === undefined) {
-      loginUrl = printed;
-      void createBrowser().authorize(printed);
-    }
-  });
-  return new Promise((resolve) => {
-    child.once('close', (code) => resolve({ code, stdout, stderr, loginUrl }));
-  });
+  const { code, stdout, stderr } = await run(
+    args,
+    { ...process.env, AHMA_HTTP_CLIENT_TOKEN_PATH: tokenPath },
+    (stderrSoFar) => {
+      const printed = /^ {2}(http\S+)$/m.exec(stderrSoFar)?.[1];
+      if (printed !== undefined && loginUrl === undefined) {
+        loginUrl = printed;
+        void createBrowser().authorize(printed);
+      }
+    },
+  );
+  return { code, stdout, stderr, loginUrl };
 }
 
 describe('ahma-list-tools and OAuth', () => {
