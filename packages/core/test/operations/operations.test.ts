@@ -87,9 +87,10 @@ describe('OperationManager: lifecycle', () => {
 
   it('SPEC §3: start returns at once with status running while the command runs', async () => {
     const operations = fixture.engine.operations;
-    const before = performance.now();
+    // At once: start answers synchronously, with the command still running (no clock: a loaded
+    // machine makes any bound on its time flaky).
     const started = operations.start('sleep', command(['sleep', '1']));
-    expect(performance.now() - before).toBeLessThan(100);
+    expect(started).not.toBeInstanceOf(Promise);
     expect(started).toMatchObject({
       tool: 'sleep',
       status: 'running',

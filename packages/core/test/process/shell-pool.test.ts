@@ -156,8 +156,9 @@ describe('R4.1: the shell pool', () => {
     expect(result).toMatchObject({ status: 'timed_out' });
     expect(markedProcesses(marker)).toEqual([]);
     expect(survivors(seen)).toEqual([]);
-    // The other pooled command was not touched.
-    expect(markedProcesses(bystander).length).toBe(1);
+    // The other pooled command was not touched. (At least one: its loop forks each sleep, and a
+    // fork carries the bystander's name until it execs.)
+    expect(markedProcesses(bystander).length).toBeGreaterThanOrEqual(1);
     await writeFile(join(pooled.scope, `${bystander}.go`), '');
     expect((await other).status).toBe('completed');
   });
