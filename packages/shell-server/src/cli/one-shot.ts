@@ -36,9 +36,10 @@ export async function runOneShot(settings: RuntimeSettings, output: Output): Pro
     options: { ...options, sync: true, noShellPool: true, noHotReload: true },
   });
   try {
-    // A remote's tools are known once its first connection is made (briefly waited for, as the
-    // first tools/list does): `--tool_name open_echo` finds a remote that needs no login.
-    await runtime.remotesListed();
+    // A remote's tools are known once its first connection is made: `--tool_name open_echo` finds
+    // a remote that needs no login, however long its first connection takes (within its own
+    // connect timeout; tools/list waits only briefly, a one-shot has nothing else to do).
+    await runtime.remotesListed({ whole: true });
     const entry = runtime.tools.find((candidate) => candidate.tool.name === options.toolName);
     if (entry === undefined) {
       output.stderr(

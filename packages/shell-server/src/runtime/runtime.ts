@@ -60,9 +60,10 @@ export interface Runtime {
   readonly tools: readonly ToolEntry[];
   /**
    * SPEC §10: resolves when the remote MCP servers still on their first connection have listed
-   * their tools (or asked for a login), waiting 2 s at most in all: tools/list awaits it.
+   * their tools (or asked for a login), waiting 2 s at most in all: tools/list awaits it. `whole`:
+   * as long as their first connections take (the one-shot CLI, which needs the tool it names).
    */
-  remotesListed(): Promise<void>;
+  remotesListed(options?: { readonly whole?: boolean }): Promise<void>;
   /** Called after the listed tools changed; returns the unsubscribe function. */
   onToolsChanged(listener: () => void): () => void;
   /** Stops the watchers, then running operations and warm shells. Idempotent. */
@@ -287,7 +288,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     get tools() {
       return toolSet.entries;
     },
-    remotesListed: () => remote?.firstConnections() ?? Promise.resolve(),
+    remotesListed: (options) => remote?.firstConnections(options) ?? Promise.resolve(),
     onToolsChanged(listener) {
       toolsChanged.add(listener);
       return () => toolsChanged.delete(listener);

@@ -92,11 +92,17 @@ export class RemoteTools {
   /**
    * Resolves once every server's first connection has an outcome (tools listed, failed, or a login
    * asked for), and at the latest FIRST_LIST_WAIT_MS after the first call: one bound for all the
-   * servers and all the callers, after which nothing waits any more.
+   * servers and all the callers, after which nothing waits any more. `whole`: no bound but each
+   * attempt's own (CONNECT_TIMEOUT_MS), for a caller that needs a remote's tool and has nothing
+   * else to do (the one-shot CLI).
    */
-  async firstConnections(): Promise<void> {
+  async firstConnections({ whole = false } = {}): Promise<void> {
     const pending = this.#servers.filter((server) => !server.firstAttemptOver);
     if (pending.length === 0) return;
+    if (whole) {
+      await Promise.all(pending.map((server) => server.firstAttempt));
+      return;
+    }
     this.#waitsEnd ??= Date.now() + FIRST_LIST_WAIT_MS;
     const left = this.#waitsEnd - Date.now();
     if (left <= 0) return;
