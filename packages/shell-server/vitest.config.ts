@@ -5,9 +5,15 @@ import { testConfig, type TestKinds } from '../../vitest.shared.js';
 export const tests: TestKinds = {
   // The files that start no process and open no server (vitest.unit-setup.ts fails one that does).
   unit: [
-    'test/cli/flags.test.ts',
-    'test/isolation/{handshake,message-router,restart-policy,termination}.test.ts',
-    'test/jsonrpc/message-kind.test.ts',
+    'test/layout.test.ts',
+    'test/calls/{audit-argv,last-line}.test.ts',
+    'test/cli/{flags,grants,logging,options}.test.ts',
+    'test/isolation/{child-command,handshake,message-router,restart-policy,termination}.test.ts',
+    'test/jsonrpc/{incoming,line-framer,message-kind,oversized}.test.ts',
+    'test/tools/bundles.test.ts',
+    'test/transports/http/accept.test.ts',
+    'test/transports/http/session/{event-store,session-activity}.test.ts',
+    'test/transports/stdio/transport.test.ts',
   ],
   e2e: ['test/e2e/**/*.test.ts'],
 };

@@ -75,6 +75,7 @@ export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
 export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';
 export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
+export { DEFAULT_TIMINGS, type Timings } from './process/timings.js';
 export { commandArgv, Executor } from './process/executor.js';
 export {
   GREP_DEFAULT_MATCHES,

@@ -1,6 +1,7 @@
 // ahma-shell's command line (SPEC §7): the flags of runtime/flags.ts read from argv, else from
 // their AHMA_* variables, into ServerOptions; the rules between flags; and the usage.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DEFAULT_TIMINGS, type Timings } from '@ahma/core';
 import { HEARTBEAT_INTERVAL_MS } from '../calls/heartbeat.js';
 import { type AnyFlag, flagEntries, type FlagSettings, InvalidFlag } from '../runtime/flags.js';
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, type ServerOptions } from '../runtime/settings.js';
@@ -87,6 +88,8 @@ export function parseCommandLine(argv: readonly string[], env: Environment): Par
       error: 'AHMA_TEST_HEARTBEAT_MS must be a positive number of milliseconds',
     };
   }
+  const timings = testTimings(env);
+  if (timings instanceof InvalidFlag) return { kind: 'usage', error: timings.message };
   if (settings.httpPort === undefined && settings.httpSocket === undefined) {
     return { kind: 'usage', error: '--http-port none needs --http-socket PATH' };
   }
@@ -104,6 +107,7 @@ export function parseCommandLine(argv: readonly string[], env: Environment): Par
       ...settings,
       registry: settings.registry || settings.registryFile !== undefined,
       heartbeatMs,
+      testTimings: timings,
       toolName,
       toolArgs,
       rawArgs,
@@ -151,4 +155,36 @@ function list(text: string | undefined): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/**
+ * Test-only (not in USAGE, like AHMA_TEST_HEARTBEAT_MS): AHMA_TEST_TIMINGS, a JSON object of some
+ * of the engine's waits in milliseconds (core's Timings, e.g. `{"graceMs":300}`), so that the
+ * suite sees a stopped command escalate without waiting seconds at each step. Each may only be
+ * shortened (at most its default): it changes how soon a stopped command is killed, never whether,
+ * nor what a command may reach. A malformed value refuses the start; unset, the defaults apply.
+ */
+function testTimings(env: Environment): Partial<Timings> | InvalidFlag {
+  const text = env['AHMA_TEST_TIMINGS'];
+  if (text === undefined || text === '') return {};
+  const names = Object.keys(DEFAULT_TIMINGS) as (keyof Timings)[];
+  const problem = `AHMA_TEST_TIMINGS must be a JSON object of milliseconds above 0 and at most the default for ${names.join(', ')}: ${text}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new InvalidFlag(problem);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return new InvalidFlag(problem);
+  }
+  const timings: Partial<Record<keyof Timings, number>> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    const key = names.find((known) => known === name);
+    if (key === undefined || typeof value !== 'number' || !(value > 0))
+      return new InvalidFlag(problem);
+    if (value > DEFAULT_TIMINGS[key]) return new InvalidFlag(problem);
+    timings[key] = value;
+  }
+  return timings;
 }

@@ -163,10 +163,16 @@ export class SessionChild {
     });
     this.#child.stdin.end();
     signal(pid, 'SIGTERM');
+    // The grace's timer is cleared once the process exits: left running, it would hold the
+    // server's own exit (a ^C) for the whole grace.
+    let grace: NodeJS.Timeout | undefined;
     const graceful = await Promise.race([
       this.#exited.then(() => true),
-      delay(graceMs).then(() => false),
+      new Promise<boolean>((resolve) => {
+        grace = setTimeout(() => resolve(false), graceMs);
+      }),
     ]);
+    clearTimeout(grace);
     if (!graceful) {
       signal(pid, 'SIGSTOP'); // forks no more while its tree is killed
       await killTree(pid);

@@ -34,7 +34,10 @@ import {
 } from './settings.js';
 
 /** The options flags give: all of ServerOptions but the test knob and what a one-shot runs. */
-export type FlagSettings = Omit<ServerOptions, 'heartbeatMs' | 'toolName' | 'toolArgs' | 'rawArgs'>;
+export type FlagSettings = Omit<
+  ServerOptions,
+  'heartbeatMs' | 'testTimings' | 'toolName' | 'toolArgs' | 'rawArgs'
+>;
 
 /** A value a flag refuses; its message is the usage error ahma-shell prints. */
 export class InvalidFlag {

@@ -151,6 +151,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     ...sandbox,
     envDeny: [...(sandbox.envDeny ?? []), ...livelogKeys],
     maxOutputTokens: options.maxOutputTokens,
+    timings: options.testTimings,
     logger,
     onEgress: (decision) => auditEgress({ logger, scope }, decision),
     onListenerError: (error) => logger.error({ err: error }, 'completion listener failed'),

@@ -1,7 +1,7 @@
 // What one ahma-shell process is asked to be: the options its command line parses into, and their
 // defaults. Each option's flag, environment variable and help is declared once, in flags.ts; cli/
 // reads the command line into these, the runtime and the transports read them.
-import type { NetworkMode } from '@ahma/core';
+import type { NetworkMode, Timings } from '@ahma/core';
 
 export interface ServerOptions {
   readonly mode: 'stdio' | 'http' | undefined;
@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly inlineWaitSeconds: number;
   /** Progress heartbeat interval; only tests change it (AHMA_TEST_HEARTBEAT_MS). */
   readonly heartbeatMs: number;
+  /** The engine's stop waits, shortened; only tests set them (AHMA_TEST_TIMINGS, cli/options.ts). */
+  readonly testTimings: Partial<Timings>;
   readonly noShellPool: boolean;
   readonly noHotReload: boolean;
   readonly sessionIsolation: boolean;

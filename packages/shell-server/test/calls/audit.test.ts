@@ -3,11 +3,8 @@
 // command identifiable.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, readLog, structured, type CommandResult, type Scope } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
+import { describe, expect } from 'vitest';
+import { it, readLog, structured, type CommandResult, type Scope } from '../support/harness.js';
 
 /** The documented fingerprint: SHA-256 of every word's UTF-8 followed by a NUL (as /proc/PID/cmdline). */
 function fingerprint(argv: readonly string[]): string {
@@ -28,8 +25,10 @@ async function auditOf(scope: Scope, operation: string) {
   return { raw, audit: log.lines[index]?.['audit'] as Record<string, unknown> };
 }
 
-describe('audit line size (NFR4.3)', () => {
-  it('NFR4.3: a 9 MiB sandboxed_shell script is audited capped, marked as elided, with the SHA-256 of the full argv', async () => {
+describe.concurrent('audit line size (NFR4.3)', { timeout: 60_000 }, () => {
+  it('NFR4.3: a 9 MiB sandboxed_shell script is audited capped, marked as elided, with the SHA-256 of the full argv', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope, ['--sync']);
     const script = `#${'x'.repeat(9 * 1024 * 1024)}\necho audited-tail`;
@@ -56,7 +55,9 @@ describe('audit line size (NFR4.3)', () => {
     });
   });
 
-  it('NFR4.3: many words are capped in total: the rest is replaced by one marker counting them', async () => {
+  it('NFR4.3: many words are capped in total: the rest is replaced by one marker counting them', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const words = Array.from(
@@ -80,7 +81,7 @@ describe('audit line size (NFR4.3)', () => {
     expect(audit['argv_sha256']).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('NFR4.3: a short argv is logged whole, not marked, with its SHA-256', async () => {
+  it('NFR4.3: a short argv is logged whole, not marked, with its SHA-256', async ({ e2e }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const ok = structured<CommandResult>(await server.call('e2e_sync', { value: 'small' }));
@@ -91,8 +92,10 @@ describe('audit line size (NFR4.3)', () => {
   });
 });
 
-describe('hand-off writes in the audit line (R7.11)', () => {
-  it('R7.11: a command that makes a hand-off file is audited as a warning naming it', async () => {
+describe.concurrent('hand-off writes in the audit line (R7.11)', { timeout: 60_000 }, () => {
+  it('R7.11: a command that makes a hand-off file is audited as a warning naming it', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope, ['--sync']);
     const result = structured<CommandResult>(

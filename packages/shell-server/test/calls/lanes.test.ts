@@ -82,147 +82,154 @@ async function laneTools(dir: string): Promise<void> {
 const finished = async (server: RunningServer, ids: string[]) =>
   structured<Operations>(await server.call('await', { ids })).operations as CommandResult[];
 
-describe.concurrent('SPEC §14 lanes: exclusive calls take turns at their workspace', () => {
-  it('SPEC §14 lanes: the second writer answers at once that it is queued behind the first, runs after it ends, and a copy sent meanwhile is the same operation', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      const server = await e2e.server(scope, ['--inline-wait', '0']);
-      const first = await start(server, stamped('first', 0.6));
-      expect(first.status).toBe('started');
-      const second = await start(server, stamped('second', 0.2));
-      expect(second).toMatchObject({
-        status: 'queued',
-        queued_behind: first.operation_id,
-        queue_position: 1,
-        workspace: scope.dir,
-      });
-      const again = await start(server, stamped('second', 0.2));
-      expect(again.operation_id).toBe(second.operation_id);
-      expect(again.status).toBe('queued');
+describe.concurrent(
+  'SPEC §14 lanes: exclusive calls take turns at their workspace',
+  { timeout: 60_000 },
+  () => {
+    it('SPEC §14 lanes: the second writer answers at once that it is queued behind the first, runs after it ends, and a copy sent meanwhile is the same operation', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const first = await start(server, stamped('first', 0.6));
+        expect(first.status).toBe('started');
+        const second = await start(server, stamped('second', 0.2));
+        expect(second).toMatchObject({
+          status: 'queued',
+          queued_behind: first.operation_id,
+          queue_position: 1,
+          workspace: scope.dir,
+        });
+        const again = await start(server, stamped('second', 0.2));
+        expect(again.operation_id).toBe(second.operation_id);
+        expect(again.status).toBe('queued');
 
-      const line = structured<Operations>(await server.call('status', {}));
-      expect(line.operations).toContainEqual(
-        expect.objectContaining({ operation_id: second.operation_id, status: 'queued' }),
-      );
+        const line = structured<Operations>(await server.call('status', {}));
+        expect(line.operations).toContainEqual(
+          expect.objectContaining({ operation_id: second.operation_id, status: 'queued' }),
+        );
 
-      const [a, b] = await finished(server, [first.operation_id, second.operation_id]);
-      expect(a?.status).toBe('completed');
-      expect(b?.status).toBe('completed');
-      const ranA = times(a?.output ?? '');
-      const ranB = times(b?.output ?? '');
-      expect(ranA.end).toBeGreaterThan(0n);
-      expect(ranB.start).toBeGreaterThanOrEqual(ranA.end);
-      expect(await readFile(join(scope.dir, 'runs.log'), 'utf8')).toBe('first\nsecond\n');
-    }));
+        const [a, b] = await finished(server, [first.operation_id, second.operation_id]);
+        expect(a?.status).toBe('completed');
+        expect(b?.status).toBe('completed');
+        const ranA = times(a?.output ?? '');
+        const ranB = times(b?.output ?? '');
+        expect(ranA.end).toBeGreaterThan(0n);
+        expect(ranB.start).toBeGreaterThanOrEqual(ranA.end);
+        expect(await readFile(join(scope.dir, 'runs.log'), 'utf8')).toBe('first\nsecond\n');
+      }));
 
-  it('SPEC §14 lanes: a queued call cancelled while it waits never runs; the one behind it moves up', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      const server = await e2e.server(scope, ['--inline-wait', '0']);
-      const holder = await start(server, stamped('holder', 0.6));
-      const doomed = await start(server, stamped('doomed', 0.1));
-      const last = await start(server, stamped('last', 0.1));
-      expect(last.queued_behind).toBe(doomed.operation_id);
-      await server.call('cancel', { id: doomed.operation_id });
-      const [cancelled] = await finished(server, [doomed.operation_id]);
-      expect(cancelled?.status).toBe('cancelled');
-      const waiting = structured<Operations>(
-        await server.call('status', { ids: [last.operation_id] }),
-      ).operations[0] as QueuedResult | undefined;
-      if (waiting?.status === 'queued') expect(waiting.queued_behind).toBe(holder.operation_id);
-      const [, done] = await finished(server, [holder.operation_id, last.operation_id]);
-      expect(done?.status).toBe('completed');
-      expect(await readFile(join(scope.dir, 'runs.log'), 'utf8')).toBe('holder\nlast\n');
-    }));
+    it('SPEC §14 lanes: a queued call cancelled while it waits never runs; the one behind it moves up', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const holder = await start(server, stamped('holder', 0.6));
+        const doomed = await start(server, stamped('doomed', 0.1));
+        const last = await start(server, stamped('last', 0.1));
+        expect(last.queued_behind).toBe(doomed.operation_id);
+        await server.call('cancel', { id: doomed.operation_id });
+        const [cancelled] = await finished(server, [doomed.operation_id]);
+        expect(cancelled?.status).toBe('cancelled');
+        const waiting = structured<Operations>(
+          await server.call('status', { ids: [last.operation_id] }),
+        ).operations[0] as QueuedResult | undefined;
+        if (waiting?.status === 'queued') expect(waiting.queued_behind).toBe(holder.operation_id);
+        const [, done] = await finished(server, [holder.operation_id, last.operation_id]);
+        expect(done?.status).toBe('completed');
+        expect(await readFile(join(scope.dir, 'runs.log'), 'utf8')).toBe('holder\nlast\n');
+      }));
 
-  it('SPEC §14 lanes: two repositories in one scope are two workspaces: their writers run at once', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      for (const repo of ['one', 'two'])
-        await mkdir(join(scope.dir, repo, '.git'), { recursive: true });
-      const server = await e2e.server(scope, ['--inline-wait', '0']);
-      const one = await start(server, stamped('one', 0.5), join(scope.dir, 'one'));
-      const two = await start(server, stamped('two', 0.5), join(scope.dir, 'two'));
-      expect(one.status).toBe('started');
-      expect(two.status).toBe('started');
-      const [a, b] = await finished(server, [one.operation_id, two.operation_id]);
-      // They overlapped: each started before the other ended.
-      expect(times(b?.output ?? '').start).toBeLessThan(times(a?.output ?? '').end);
-      expect(times(a?.output ?? '').start).toBeLessThan(times(b?.output ?? '').end);
-    }));
+    it('SPEC §14 lanes: two repositories in one scope are two workspaces: their writers run at once', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        for (const repo of ['one', 'two'])
+          await mkdir(join(scope.dir, repo, '.git'), { recursive: true });
+        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const one = await start(server, stamped('one', 0.5), join(scope.dir, 'one'));
+        const two = await start(server, stamped('two', 0.5), join(scope.dir, 'two'));
+        expect(one.status).toBe('started');
+        expect(two.status).toBe('started');
+        const [a, b] = await finished(server, [one.operation_id, two.operation_id]);
+        // They overlapped: each started before the other ended.
+        expect(times(b?.output ?? '').start).toBeLessThan(times(a?.output ?? '').end);
+        expect(times(a?.output ?? '').start).toBeLessThan(times(b?.output ?? '').end);
+      }));
 
-  it('SPEC §14 lanes: a writer holds the workspace until its whole process tree is gone: the next one finds its background child ended', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      const server = await e2e.server(scope, ['--inline-wait', '0']);
-      const parent = await start(
-        server,
-        'sleep 30 >/dev/null 2>&1 & echo $! > child.pid; sleep 0.3; echo parent-exits',
-      );
-      const next = await start(
-        server,
-        'if [ -e /proc/$(cat child.pid) ]; then echo child-alive; else echo child-gone; fi',
-      );
-      expect(next.status).toBe('queued');
-      const [, after] = await finished(server, [parent.operation_id, next.operation_id]);
-      expect(after?.output).toBe('child-gone\n');
-    }));
+    it('SPEC §14 lanes: a writer holds the workspace until its whole process tree is gone: the next one finds its background child ended', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const parent = await start(
+          server,
+          'sleep 30 >/dev/null 2>&1 & echo $! > child.pid; sleep 0.3; echo parent-exits',
+        );
+        const next = await start(
+          server,
+          'if [ -e /proc/$(cat child.pid) ]; then echo child-alive; else echo child-gone; fi',
+        );
+        expect(next.status).toBe('queued');
+        const [, after] = await finished(server, [parent.operation_id, next.operation_id]);
+        expect(after?.output).toBe('child-gone\n');
+      }));
 
-  it('SPEC §14 lanes: read_only and service tools run at once beside a writer; a read_only tool that writes fails', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      await laneTools(scope.dir);
-      await writeFile(join(scope.dir, 'notes.txt'), 'readable\n');
-      const server = await e2e.server(scope, ['--inline-wait', '2']);
-      const writer = await start(server, stamped('writer', 3));
-      expect(writer.status).toBe('started');
+    it('SPEC §14 lanes: read_only and service tools run at once beside a writer; a read_only tool that writes fails', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        await laneTools(scope.dir);
+        await writeFile(join(scope.dir, 'notes.txt'), 'readable\n');
+        const server = await e2e.server(scope, ['--inline-wait', '2']);
+        // Long enough to outlast the three calls on a busy machine; cancelled at the end.
+        const writer = await start(server, stamped('writer', 30));
+        expect(writer.status).toBe('started');
 
-      const read = structured<CommandResult>(await server.call('cat_ro', { path: 'notes.txt' }));
-      expect(read).toMatchObject({ status: 'completed', exit_code: 0, output: 'readable\n' });
-      const write = await server.call('touch_ro', { path: 'made-by-a-reader' });
-      expect(write.isError).toBe(true);
-      expect(structured<CommandResult>(write).output).toMatch(/Permission denied/);
-      expect(existsSync(join(scope.dir, 'made-by-a-reader'))).toBe(false);
-      const service = structured<CommandResult>(
-        await server.call('sleep_service', { seconds: '0.1' }),
-      );
-      expect(service.status).toBe('completed');
+        const read = structured<CommandResult>(await server.call('cat_ro', { path: 'notes.txt' }));
+        expect(read).toMatchObject({ status: 'completed', exit_code: 0, output: 'readable\n' });
+        const write = await server.call('touch_ro', { path: 'made-by-a-reader' });
+        expect(write.isError).toBe(true);
+        expect(structured<CommandResult>(write).output).toMatch(/Permission denied/);
+        expect(existsSync(join(scope.dir, 'made-by-a-reader'))).toBe(false);
+        const service = structured<CommandResult>(
+          await server.call('sleep_service', { seconds: '0.1' }),
+        );
+        expect(service.status).toBe('completed');
 
-      // All three ran while the writer still held the workspace.
-      const [running] = structured<Operations>(
-        await server.call('status', { ids: [writer.operation_id] }),
-      ).operations;
-      expect(running?.status).toBe('running');
-      await server.call('cancel', { id: writer.operation_id });
-    }));
+        // All three ran while the writer still held the workspace.
+        const [running] = structured<Operations>(
+          await server.call('status', { ids: [writer.operation_id] }),
+        ).operations;
+        expect(running?.status).toBe('running');
+        await server.call('cancel', { id: writer.operation_id });
+      }));
 
-  it('SPEC §14 lanes: a call may narrow its lane (concurrency), never give a read_only tool write access', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      await laneTools(scope.dir);
-      const server = await e2e.server(scope, ['--sync']);
-      const narrowed = await server.call('sandboxed_shell', {
-        command: 'touch narrowed.txt',
-        concurrency: 'read_only',
-      });
-      expect(narrowed.isError).toBe(true);
-      expect(existsSync(join(scope.dir, 'narrowed.txt'))).toBe(false);
-      const widened = await server.call('touch_ro', { path: 'x', concurrency: 'exclusive' });
-      expect(widened.isError).toBe(true);
-      expect(structured<{ error: { code: string } }>(widened).error.code).toBe('ARGUMENTS_INVALID');
-      const beside = structured<CommandResult>(
-        await server.call('sandboxed_shell', { command: 'echo beside', concurrency: 'service' }),
-      );
-      expect(beside.output).toBe('beside\n');
-    }));
+    it('SPEC §14 lanes: a call may narrow its lane (concurrency), never give a read_only tool write access', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        await laneTools(scope.dir);
+        const server = await e2e.server(scope, ['--sync']);
+        const narrowed = await server.call('sandboxed_shell', {
+          command: 'touch narrowed.txt',
+          concurrency: 'read_only',
+        });
+        expect(narrowed.isError).toBe(true);
+        expect(existsSync(join(scope.dir, 'narrowed.txt'))).toBe(false);
+        const widened = await server.call('touch_ro', { path: 'x', concurrency: 'exclusive' });
+        expect(widened.isError).toBe(true);
+        expect(structured<{ error: { code: string } }>(widened).error.code).toBe(
+          'ARGUMENTS_INVALID',
+        );
+        const beside = structured<CommandResult>(
+          await server.call('sandboxed_shell', { command: 'echo beside', concurrency: 'service' }),
+        );
+        expect(beside.output).toBe('beside\n');
+      }));
 
-  it('SPEC §14 lanes: a read_only tool called interactively (stdin open) stays read_only', () =>
-    withE2E(async (e2e) => {
-      const scope = await e2e.scope();
-      await laneTools(scope.dir);
-      const server = await e2e.server(scope);
-      await server.call('touch_ro', { path: 'typed-into', stdin: 'open' });
-      await server.call('await', {});
-      expect(existsSync(join(scope.dir, 'typed-into'))).toBe(false);
-    }));
-});
+    it('SPEC §14 lanes: a read_only tool called interactively (stdin open) stays read_only', () =>
+      withE2E(async (e2e) => {
+        const scope = await e2e.scope();
+        await laneTools(scope.dir);
+        const server = await e2e.server(scope);
+        await server.call('touch_ro', { path: 'typed-into', stdin: 'open' });
+        await server.call('await', {});
+        expect(existsSync(join(scope.dir, 'typed-into'))).toBe(false);
+      }));
+  },
+);

@@ -161,3 +161,21 @@ describe('--max-output-tokens', () => {
     expect(USAGE).toContain('--max-output-tokens N');
   });
 });
+
+describe('AHMA_TEST_TIMINGS (test only)', () => {
+  it('R7.6: shortens the stop waits the engine gets, never lengthens them; anything else is a usage error', () => {
+    const run = (text: string) =>
+      parseCommandLine(['--mode', 'stdio'], { AHMA_TEST_TIMINGS: text });
+    expect(run('')).toMatchObject({ kind: 'run', options: { testTimings: {} } });
+    expect(run('{"graceMs":300,"watchdogMs":500}')).toMatchObject({
+      kind: 'run',
+      options: { testTimings: { graceMs: 300, watchdogMs: 500 } },
+    });
+    for (const bad of ['{"graceMs":5000}', '{"graceMs":0}', '{"nope":1}', '[1]', 'not json']) {
+      expect(run(bad), bad).toMatchObject({
+        kind: 'usage',
+        error: expect.stringContaining('AHMA_TEST_TIMINGS must be a JSON object') as string,
+      });
+    }
+  });
+});

@@ -2,14 +2,12 @@
 // npm) against the built server over Streamable HTTP: scripts/conformance-check.sh starts
 // `ahma-shell --mode http --http-port 0`, runs the server scenarios with the baseline
 // conformance/expected-failures.yml and stops the server. Skipped, with the reason, only when the
-// script exits 77: the npm registry is unreachable and nothing is cached.
+// script exits 77: the npm registry is unreachable and nothing is cached. The two eras run at once
+// (each run has its own server, scope and directories; node22.sh installs are safe to race).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { childEnv, E2E, PACKAGE_DIR } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
+import { describe, expect } from 'vitest';
+import { childEnv, it, PACKAGE_DIR } from '../support/harness.js';
 
 const SCRIPT = join(PACKAGE_DIR, 'scripts', 'conformance-check.sh');
 const BASELINE = join(PACKAGE_DIR, 'conformance', 'expected-failures.yml');
@@ -41,10 +39,10 @@ function baselinedScenarios(baseline = BASELINE): Set<string> {
   return new Set([...entries].map((match) => match[1] ?? ''));
 }
 
-describe('MCP conformance suite', () => {
+describe.concurrent('MCP conformance suite', () => {
   it(
     'SPEC §6: the official MCP conformance suite passes over Streamable HTTP, but for the baselined scenarios',
-    async (context) => {
+    async ({ e2e, skip }) => {
       const started = Date.now();
       const result = await e2e.runCommand('bash', [SCRIPT], {
         env: childEnv(),
@@ -53,7 +51,7 @@ describe('MCP conformance suite', () => {
       const elapsed = Date.now() - started;
       if (result.code === 77) {
         const reason = /conformance-check: SKIPPED: .*/.exec(result.stderr)?.[0];
-        context.skip(reason ?? (result.stderr.trim() || 'conformance-check.sh exited 77'));
+        skip(reason ?? (result.stderr.trim() || 'conformance-check.sh exited 77'));
       }
       expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
       expect(result.stdout).toMatch(
@@ -76,14 +74,14 @@ describe('MCP conformance suite', () => {
 
   it(
     'SPEC §12: the 2026-07-28 scenarios of the suite and every SEP-2663 tasks scenario pass, but for the baselined checks',
-    async (context) => {
+    async ({ e2e, skip }) => {
       const result = await e2e.runCommand('bash', [SCRIPT], {
         env: { ...childEnv(), CONFORMANCE_CHECK_ERA: '2026' },
         timeoutMs: BUDGET_MS,
       });
       if (result.code === 77) {
         const reason = /conformance-check: SKIPPED: .*/.exec(result.stderr)?.[0];
-        context.skip(reason ?? (result.stderr.trim() || 'conformance-check.sh exited 77'));
+        skip(reason ?? (result.stderr.trim() || 'conformance-check.sh exited 77'));
       }
       expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
       for (const scenario of MUST_PASS_2026) expect(result.stdout).toContain(`✓ ${scenario}: `);

@@ -2,7 +2,8 @@
 // it listens on (any free port with --http-port 0) and serves the SDK's real clients; SIGTERM and
 // SIGINT end it with exit code 0 and leave no process behind (checked in /proc); it refuses to
 // start off loopback without a token; --log-to-stderr echoes the JSON-RPC traffic. With
-// --session-isolation each session is its own process on its client's first root.
+// --session-isolation each session is its own process on its client's first root. The tests run
+// at once, each with its own servers.
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,11 +11,11 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   descendantsOf,
-  E2E,
   exists,
+  it,
   processesMatching,
   readLog,
   structured,
@@ -22,15 +23,15 @@ import {
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type StartedResult,
 } from '../support/harness.js';
 import { httpBinary, httpClient, INITIALIZE, post } from '../support/http.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
-describe('ahma-shell --mode http', () => {
-  it('R8.1: --http-port 0 listens on a free loopback port, prints the URL and logs it; the SDK client is served', async () => {
+describe.concurrent('ahma-shell --mode http', { timeout: 60_000 }, () => {
+  it('R8.1: --http-port 0 listens on a free loopback port, prints the URL and logs it; the SDK client is served', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await httpBinary(e2e, scope);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -53,7 +54,9 @@ describe('ahma-shell --mode http', () => {
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`R8.1: ${signal} ends the server with exit code 0: sessions closed, their commands killed, no process left`, async () => {
+    it(`R8.1: ${signal} ends the server with exit code 0: sessions closed, their commands killed, no process left`, async ({
+      e2e,
+    }) => {
       const scope = await e2e.scope();
       const server = await httpBinary(e2e, scope, ['--inline-wait', '0']);
       const streamable = await httpClient(e2e, server.url, server);
@@ -99,7 +102,9 @@ describe('ahma-shell --mode http', () => {
     });
   }
 
-  it('R8B: with --log-to-stderr the JSON-RPC traffic is echoed on stderr with its prefixes', async () => {
+  it('R8B: with --log-to-stderr the JSON-RPC traffic is echoed on stderr with its prefixes', async ({
+    e2e,
+  }) => {
     const server = await httpBinary(e2e, await e2e.scope(), ['--log-to-stderr']);
     const response = await post(server.url, INITIALIZE, server.headers);
     expect(response.status).toBe(200);
@@ -114,28 +119,34 @@ describe('ahma-shell --mode http', () => {
   });
 });
 
-describe('refusals at start', () => {
-  it('R8.11: --http-no-auth is loopback only, and contradicts a token: both exit 2 saying so', async () => {
+describe.concurrent('refusals at start', { timeout: 60_000 }, () => {
+  it('R8.11: --http-no-auth is loopback only, and contradicts a token: both exit 2 saying so', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const base = ['--mode', 'http', '--http-port', '0', '--sandbox-scope', scope.dir];
-    const offLoopback = await e2e.run([...base, '--http-host', '0.0.0.0', '--http-no-auth'], {
-      cwd: scope.dir,
-      env: scope.env,
-    });
+    const [offLoopback, withToken] = await Promise.all([
+      e2e.run([...base, '--http-host', '0.0.0.0', '--http-no-auth'], {
+        cwd: scope.dir,
+        env: scope.env,
+      }),
+      e2e.run([...base, '--http-no-auth'], {
+        cwd: scope.dir,
+        env: { ...scope.env, AHMA_HTTP_TOKEN: 'some-token' },
+      }),
+    ]);
     expect(offLoopback.code).toBe(2);
     expect(offLoopback.stdout).toBe('');
     expect(offLoopback.stderr).toContain(
       '--http-no-auth is for loopback only: --http-host 0.0.0.0 is reachable from other machines',
     );
-    const withToken = await e2e.run([...base, '--http-no-auth'], {
-      cwd: scope.dir,
-      env: { ...scope.env, AHMA_HTTP_TOKEN: 'some-token' },
-    });
     expect(withToken.code).toBe(2);
     expect(withToken.stderr).toContain('--http-no-auth contradicts the token given');
   });
 
-  it('R8.11: without a token the server makes one (0600, in its private state) and keeps it across starts; --http-no-auth serves without one and warns', async () => {
+  it('R8.11: without a token the server makes one (0600, in its private state) and keeps it across starts; --http-no-auth serves without one and warns', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const first = await httpBinary(e2e, scope, ['--http-host', '0.0.0.0']);
     const url = first.url.replace('0.0.0.0', '127.0.0.1');
@@ -157,7 +168,9 @@ describe('refusals at start', () => {
     expect((await post(open.url, INITIALIZE)).status).toBe(200);
   });
 
-  it('R8.11: a token file of the server that others can read, or that is a link, is refused at start, not used', async () => {
+  it('R8.11: a token file of the server that others can read, or that is a link, is refused at start, not used', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const tokenFile = join(scope.stateRoot, 'http-token');
     await mkdir(scope.stateRoot, { recursive: true, mode: 0o700 });
@@ -178,7 +191,9 @@ describe('refusals at start', () => {
     expect(linked.stderr).toContain(`the HTTP token file ${tokenFile} is a symbolic link`);
   });
 
-  it('SPEC §6 security: off loopback with a token file (or AHMA_HTTP_TOKEN) it starts and wants the token', async () => {
+  it('SPEC §6 security: off loopback with a token file (or AHMA_HTTP_TOKEN) it starts and wants the token', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const token = `tok-${uniqueMarker()}`;
@@ -206,42 +221,52 @@ describe('refusals at start', () => {
     expect((await readLog(scope)).text).not.toContain(token);
   });
 
-  it('SPEC §6 security: an empty or unreadable token file exits 2 naming the file, not its content', async () => {
+  it('SPEC §6 security: an empty or unreadable token file exits 2 naming the file, not its content', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const empty = join(outside, 'empty');
     await writeFile(empty, '  \n');
-    for (const [file, why] of [
+    const cases = [
       [empty, 'the token is empty'],
       [join(outside, 'missing'), 'cannot read it (ENOENT)'],
-    ] as const) {
-      const result = await e2e.run(
-        [
-          '--mode',
-          'http',
-          '--http-port',
-          '0',
-          '--http-token-file',
-          file,
-          '--sandbox-scope',
-          scope.dir,
-        ],
-        { cwd: scope.dir, env: scope.env },
-      );
-      expect(result.code, file).toBe(2);
-      expect(result.stderr, file).toContain(`--http-token-file ${file}: ${why}`);
-    }
+    ] as const;
+    const results = await Promise.all(
+      cases.map(([file]) =>
+        e2e.run(
+          [
+            '--mode',
+            'http',
+            '--http-port',
+            '0',
+            '--http-token-file',
+            file,
+            '--sandbox-scope',
+            scope.dir,
+          ],
+          { cwd: scope.dir, env: scope.env },
+        ),
+      ),
+    );
+    cases.forEach(([file, why], index) => {
+      expect(results[index]?.code, file).toBe(2);
+      expect(results[index]?.stderr, file).toContain(`--http-token-file ${file}: ${why}`);
+    });
   });
 
-  it('R8.1: --http-port outside 0…65535 exits 2 with a clear message', async () => {
-    for (const port of ['65536', '-1', 'http', '1.5']) {
-      const result = await e2e.run(['--mode', 'http', `--http-port=${port}`]);
-      expect(result.code, port).toBe(2);
-      expect(result.stderr, port).toContain('--http-port must be a port number');
-    }
+  it('R8.1: --http-port outside 0…65535 exits 2 with a clear message', async ({ e2e }) => {
+    const ports = ['65536', '-1', 'http', '1.5'];
+    const results = await Promise.all(
+      ports.map((port) => e2e.run(['--mode', 'http', `--http-port=${port}`])),
+    );
+    ports.forEach((port, index) => {
+      expect(results[index]?.code, port).toBe(2);
+      expect(results[index]?.stderr, port).toContain('--http-port must be a port number');
+    });
   });
 
-  it('R8.1: a port already in use exits 1 saying so', async () => {
+  it('R8.1: a port already in use exits 1 saying so', async ({ e2e }) => {
     const scope = await e2e.scope();
     const first = await httpBinary(e2e, scope);
     const port = new URL(first.url).port;
@@ -254,8 +279,8 @@ describe('refusals at start', () => {
   });
 });
 
-/** An SDK client that declares roots and names `root` as its first. */
-async function rootsClient(url: string, root: string, headers: Record<string, string>) {
+/** An SDK client that declares roots and names `root` as its first; closed at cleanup. */
+async function rootsClient(e2e: E2E, url: string, root: string, headers: Record<string, string>) {
   const client = new Client(
     { name: 'isolation-e2e', version: '1.0.0' },
     { capabilities: { roots: { listChanged: true } } },
@@ -265,7 +290,7 @@ async function rootsClient(url: string, root: string, headers: Record<string, st
   }));
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await client.connect(transport);
-  clients.push(client);
+  e2e.onCleanup(() => client.close().catch(() => undefined));
   const shell = async (command: string) =>
     structured<CommandResult>(
       (await client.callTool({
@@ -276,16 +301,13 @@ async function rootsClient(url: string, root: string, headers: Record<string, st
   return { client, transport, shell };
 }
 
-const clients: Client[] = [];
-
 /** The roots of these tests are e2e.outsideDir()s, beside the server's scope in /var/tmp. */
 const OUTSIDE_ALLOWED = ['--allowed-roots', '/var/tmp'];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
-});
 
-describe('ahma-shell --mode http --session-isolation', () => {
-  it("R8D.3, R8D.7: two sessions with different roots run in their own processes and cannot write into each other's scope", async () => {
+describe.concurrent('ahma-shell --mode http --session-isolation', { timeout: 60_000 }, () => {
+  it("R8D.3, R8D.7: two sessions with different roots run in their own processes and cannot write into each other's scope", async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];
     const server = await httpBinary(e2e, scope, [
@@ -293,8 +315,8 @@ describe('ahma-shell --mode http --session-isolation', () => {
       '--sync',
       ...OUTSIDE_ALLOWED,
     ]);
-    const a = await rootsClient(server.url, rootA, server.headers);
-    const b = await rootsClient(server.url, rootB, server.headers);
+    const a = await rootsClient(e2e, server.url, rootA, server.headers);
+    const b = await rootsClient(e2e, server.url, rootB, server.headers);
     expect((await a.shell('pwd; touch mine')).output).toBe(`${rootA}\n`);
     expect((await b.shell('pwd; touch mine')).output).toBe(`${rootB}\n`);
     expect(existsSync(join(rootA, 'mine')) && existsSync(join(rootB, 'mine'))).toBe(true);
@@ -311,7 +333,9 @@ describe('ahma-shell --mode http --session-isolation', () => {
     expect(sessions.some((info) => info.cmdline.includes(`--sandbox-scope ${rootB}`))).toBe(true);
   });
 
-  it('R8D.12, R8D.13: roots/list_changed after the lock ends the session; its later requests get 403', async () => {
+  it('R8D.12, R8D.13: roots/list_changed after the lock ends the session; its later requests get 403', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const root = await e2e.outsideDir();
     const server = await httpBinary(e2e, scope, [
@@ -319,7 +343,7 @@ describe('ahma-shell --mode http --session-isolation', () => {
       '--sync',
       ...OUTSIDE_ALLOWED,
     ]);
-    const a = await rootsClient(server.url, root, server.headers);
+    const a = await rootsClient(e2e, server.url, root, server.headers);
     expect((await a.shell('pwd')).output).toBe(`${root}\n`);
     const sessionId = a.transport.sessionId;
     await a.client.sendRootsListChanged();
@@ -346,7 +370,9 @@ describe('ahma-shell --mode http --session-isolation', () => {
     );
   });
 
-  it('R8D.10: SIGTERM ends an isolated server with exit code 0: its session processes and their commands are gone', async () => {
+  it('R8D.10: SIGTERM ends an isolated server with exit code 0: its session processes and their commands are gone', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const root = await e2e.outsideDir();
     const server = await httpBinary(e2e, scope, [
@@ -355,7 +381,7 @@ describe('ahma-shell --mode http --session-isolation', () => {
       '0',
       ...OUTSIDE_ALLOWED,
     ]);
-    const a = await rootsClient(server.url, root, server.headers);
+    const a = await rootsClient(e2e, server.url, root, server.headers);
     const marker = uniqueMarker();
     expect((await a.shell(`exec -a ${marker} sleep 300`)).status).toBe('started');
     await waitFor(async () => (await processesMatching(marker)).length === 1, 'the command to run');
@@ -371,7 +397,9 @@ describe('ahma-shell --mode http --session-isolation', () => {
     expect(await processesMatching(marker)).toEqual([]);
   });
 
-  it("R7.6, R8D.7: a client's root that holds the server's private state (or lies in it) is refused: no session can write another's state", async () => {
+  it("R7.6, R8D.7: a client's root that holds the server's private state (or lies in it) is refused: no session can write another's state", async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     // Every root tried is allowed, so what refuses them is the private state.
     const server = await httpBinary(e2e, scope, [
@@ -385,13 +413,15 @@ describe('ahma-shell --mode http --session-isolation', () => {
       join(scope.stateRoot, '..'),
       join(scope.stateRoot, 'servers'),
     ]) {
-      const a = await rootsClient(server.url, root, server.headers);
+      const a = await rootsClient(e2e, server.url, root, server.headers);
       await expect(a.shell('touch planted')).rejects.toThrow(/overlaps the server's private state/);
       expect(existsSync(join(root, 'planted'))).toBe(false);
     }
   });
 
-  it('R8.5: a session process killed with SIGKILL is restarted on its scope, and the other session never notices', async () => {
+  it('R8.5: a session process killed with SIGKILL is restarted on its scope, and the other session never notices', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const [rootA, rootB] = [await e2e.outsideDir(), await e2e.outsideDir()];
     const server = await httpBinary(e2e, scope, [
@@ -399,8 +429,8 @@ describe('ahma-shell --mode http --session-isolation', () => {
       '--sync',
       ...OUTSIDE_ALLOWED,
     ]);
-    const a = await rootsClient(server.url, rootA, server.headers);
-    const b = await rootsClient(server.url, rootB, server.headers);
+    const a = await rootsClient(e2e, server.url, rootA, server.headers);
+    const b = await rootsClient(e2e, server.url, rootB, server.headers);
     expect((await a.shell('pwd')).output).toBe(`${rootA}\n`);
     expect((await b.shell('pwd')).output).toBe(`${rootB}\n`);
     const [victim] = (await descendantsOf(server.pid)).filter(

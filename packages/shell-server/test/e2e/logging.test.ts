@@ -1,18 +1,17 @@
 // Logging (R16, NFR4.3) and the purity of stdout: by default pino writes a daily rolling file under
 // $XDG_CACHE_HOME/ahma/logs without colours, with one audit line per execution; --log-to-stderr
-// writes readable lines on stderr; in every mode stdout carries only JSON-RPC.
-import { afterEach, describe, expect, it } from 'vitest';
+// writes readable lines on stderr; in every mode stdout carries only JSON-RPC. Each test has its
+// own scope (and so its own log file) and servers; they run at once.
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   RawSession,
   readLog,
   structured,
   type CommandResult,
+  type E2E,
   type Scope,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const ESC = String.fromCharCode(0x1b);
 /** The start of an ANSI escape sequence (colours). */
@@ -31,7 +30,7 @@ function expectOnlyJsonRpc(session: RawSession): void {
 }
 
 /** A session that makes the server log and run commands printing to both streams. */
-async function busySession(scope: Scope, args: readonly string[]): Promise<RawSession> {
+async function busySession(e2e: E2E, scope: Scope, args: readonly string[]): Promise<RawSession> {
   const session = new RawSession(e2e, scope, args);
   await session.initialize();
   await session.request(1, 'tools/list');
@@ -53,8 +52,10 @@ async function busySession(scope: Scope, args: readonly string[]): Promise<RawSe
   return session;
 }
 
-describe('log file (default)', () => {
-  it('R16: the daily log file under $XDG_CACHE_HOME/ahma/logs holds JSON lines without ANSI colours', async () => {
+describe.concurrent('log file (default)', { timeout: 60_000 }, () => {
+  it('R16: the daily log file under $XDG_CACHE_HOME/ahma/logs holds JSON lines without ANSI colours', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ invalid: true });
     const server = await e2e.server(scope);
     await server.call('e2e_sync', { value: 'logged' });
@@ -76,7 +77,9 @@ describe('log file (default)', () => {
     expect(server.stderr()).toBe('');
   });
 
-  it('NFR4.3: every execution is logged for audit with tool, argv, scope, cwd, status, exit_code and duration_ms', async () => {
+  it('NFR4.3: every execution is logged for audit with tool, argv, scope, cwd, status, exit_code and duration_ms', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope);
     const ok = structured<CommandResult>(await server.call('e2e_sync', { value: 'audit me' }));
@@ -113,7 +116,9 @@ describe('log file (default)', () => {
     });
   });
 
-  it('NFR4.3: sandboxed_shell executions are audited with their script and working directory', async () => {
+  it('NFR4.3: sandboxed_shell executions are audited with their script and working directory', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope, ['--sync']);
     await server.call('sandboxed_shell', { command: 'mkdir -p d' });
@@ -137,9 +142,11 @@ describe('log file (default)', () => {
     });
   });
 
-  it('R16: in the default mode stdout carries nothing but JSON-RPC and stderr stays silent', async () => {
+  it('R16: in the default mode stdout carries nothing but JSON-RPC and stderr stays silent', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ invalid: true });
-    const session = await busySession(scope, []);
+    const session = await busySession(e2e, scope, []);
     expect(await session.end()).toEqual({ code: 0, signal: null });
     expectOnlyJsonRpc(session);
     expect(session.stderr).toBe('');
@@ -153,8 +160,10 @@ describe('log file (default)', () => {
   });
 });
 
-describe('--debug', () => {
-  it('R16: --debug adds debug-level lines (each tools/list and tools/call) to the log file', async () => {
+describe.concurrent('--debug', { timeout: 60_000 }, () => {
+  it('R16: --debug adds debug-level lines (each tools/list and tools/call) to the log file', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope, ['--debug']);
     await server.client.listTools();
@@ -168,7 +177,9 @@ describe('--debug', () => {
     expect(debug.find((line) => line['msg'] === 'tools/call')).toMatchObject({ tool: 'e2e_sync' });
   });
 
-  it('R7.12: --debug starts the log with the doctor table: what the sandbox enforces here', async () => {
+  it('R7.12: --debug starts the log with the doctor table: what the sandbox enforces here', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope, ['--debug']);
     await server.close();
@@ -180,10 +191,12 @@ describe('--debug', () => {
   });
 });
 
-describe('--log-to-stderr', () => {
-  it('R16: --log-to-stderr puts readable coloured lines on stderr and nothing but JSON-RPC on stdout', async () => {
+describe.concurrent('--log-to-stderr', { timeout: 60_000 }, () => {
+  it('R16: --log-to-stderr puts readable coloured lines on stderr and nothing but JSON-RPC on stdout', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ invalid: true });
-    const session = await busySession(scope, ['--log-to-stderr']);
+    const session = await busySession(e2e, scope, ['--log-to-stderr']);
     expect(await session.end()).toEqual({ code: 0, signal: null });
     expectOnlyJsonRpc(session);
     // Human-readable (pino-pretty): "[time] LEVEL (pid): message", not JSON lines.

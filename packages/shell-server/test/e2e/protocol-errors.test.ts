@@ -1,12 +1,10 @@
 // SPEC §6 over real stdio: oversized or malformed messages get a JSON-RPC error (-32700, -32600,
 // -32602 with one clear line), never a silent exit or a hang, and the session keeps serving. The
 // SDK's Client cannot send such bytes, so these tests write raw bytes to the built binary's stdin.
+// Each test has a server of its own; they run at once.
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, RawSession, waitFor } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
+import { describe, expect } from 'vitest';
+import { it, RawSession, waitFor, type E2E } from '../support/harness.js';
 
 /** The stdio message limit the server documents (bytes of one line, without its newline). */
 const LIMIT = 10 * 1024 * 1024;
@@ -47,7 +45,7 @@ async function expectAlive(session: RawSession, id: number): Promise<void> {
   expect(session.child.exitCode).toBeNull();
 }
 
-async function started(): Promise<RawSession> {
+async function started(e2e: E2E): Promise<RawSession> {
   const session = new RawSession(e2e, await e2e.scope(), []);
   await session.initialize();
   return session;
@@ -72,9 +70,11 @@ async function memory(pid: number): Promise<{ rss: number; peak: number }> {
   return { rss: kib('VmRSS') * 1024, peak: kib('VmHWM') * 1024 };
 }
 
-describe('oversized messages (SPEC §6)', () => {
-  it('SPEC §6: a tools/call over the 10 MiB limit gets -32600 with its id, and the session goes on', async () => {
-    const session = await started();
+describe.concurrent('oversized messages (SPEC §6)', { timeout: 60_000 }, () => {
+  it('SPEC §6: a tools/call over the 10 MiB limit gets -32600 with its id, and the session goes on', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     await write(session, `${hugeCall(41, LIMIT)}\n`);
     const reply = await errorFor(session, 41);
     expect(reply['error']).toMatchObject({ code: -32600 });
@@ -84,8 +84,10 @@ describe('oversized messages (SPEC §6)', () => {
     await expectAlive(session, 42);
   });
 
-  it('SPEC §6: the id is also recovered when it comes first (jsonrpc, id, method, params order)', async () => {
-    const session = await started();
+  it('SPEC §6: the id is also recovered when it comes first (jsonrpc, id, method, params order)', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     const line = JSON.stringify({
       jsonrpc: '2.0',
       id: 'first',
@@ -97,8 +99,10 @@ describe('oversized messages (SPEC §6)', () => {
     await expectAlive(session, 2);
   });
 
-  it('SPEC §6: an oversized line of garbage gets -32600 with id null; memory stays bounded while it streams', async () => {
-    const session = await started();
+  it('SPEC §6: an oversized line of garbage gets -32600 with id null; memory stays bounded while it streams', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     const pid = session.child.pid ?? 0;
     const before = await memory(pid);
     // 256 MiB without a newline, in 1 MiB writes: a server that buffered it would grow by 256 MiB
@@ -116,8 +120,8 @@ describe('oversized messages (SPEC §6)', () => {
     await expectAlive(session, 3);
   });
 
-  it('SPEC §6: a message of exactly the limit is served normally', async () => {
-    const session = await started();
+  it('SPEC §6: a message of exactly the limit is served normally', async ({ e2e }) => {
+    const session = await started(e2e);
     const request = {
       jsonrpc: '2.0',
       id: 5,
@@ -144,9 +148,11 @@ describe('oversized messages (SPEC §6)', () => {
   });
 });
 
-describe('malformed messages (SPEC §6)', () => {
-  it('SPEC §6: malformed JSON gets -32700 Parse error with id null, and the session goes on', async () => {
-    const session = await started();
+describe.concurrent('malformed messages (SPEC §6)', { timeout: 60_000 }, () => {
+  it('SPEC §6: malformed JSON gets -32700 Parse error with id null, and the session goes on', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     await write(session, '{"jsonrpc":"2.0","id":9,"method":"tools/list"\n');
     const reply = await errorFor(session, null);
     expect(reply['error']).toMatchObject({
@@ -156,8 +162,10 @@ describe('malformed messages (SPEC §6)', () => {
     await expectAlive(session, 10);
   });
 
-  it('SPEC §6: a bad line between good ones in one write: each is answered, in order of the lines', async () => {
-    const session = await started();
+  it('SPEC §6: a bad line between good ones in one write: each is answered, in order of the lines', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     const list = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
     await write(session, `${list(20)}\n{not json\r\n${list(21)}\n`);
     await errorFor(session, null);
@@ -165,8 +173,10 @@ describe('malformed messages (SPEC §6)', () => {
     expect(messages(session).find((m) => m['id'] === 20)).toHaveProperty('result');
   });
 
-  it('SPEC §6: valid JSON that is not a JSON-RPC message gets -32600 (with its id when it has one)', async () => {
-    const session = await started();
+  it('SPEC §6: valid JSON that is not a JSON-RPC message gets -32600 (with its id when it has one)', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     await write(session, '{"jsonrpc":"2.0","id":7,"method":5}\n');
     expect((await errorFor(session, 7))['error']).toMatchObject({
       code: -32600,
@@ -180,9 +190,11 @@ describe('malformed messages (SPEC §6)', () => {
   });
 });
 
-describe('JSON-RPC batches (SPEC §6, 2025-03-26)', () => {
-  it('SPEC §6: a batch gets one array answering each of its requests; a batch of notifications gets nothing', async () => {
-    const session = await started();
+describe.concurrent('JSON-RPC batches (SPEC §6, 2025-03-26)', { timeout: 60_000 }, () => {
+  it('SPEC §6: a batch gets one array answering each of its requests; a batch of notifications gets nothing', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     await write(
       session,
       `${JSON.stringify([
@@ -227,116 +239,126 @@ describe('JSON-RPC batches (SPEC §6, 2025-03-26)', () => {
   });
 });
 
-describe('JSON-RPC batches and completion pushes (R2.2, SPEC §6)', () => {
-  it('R2.2, SPEC §6: a completion push of an operation started in a batch arrives after the batch answer that names its id', async () => {
-    // The first element answers `started` at once and finishes long before the second (synchronous)
-    // one, so the batch answer is held while the first completion is ready to be pushed.
-    const session = new RawSession(e2e, await e2e.scope(), ['--inline-wait', '0']);
-    await session.initialize();
-    await write(
-      session,
-      `${JSON.stringify([
-        {
-          jsonrpc: '2.0',
-          id: 'quick',
-          method: 'tools/call',
-          params: { name: 'sandboxed_shell', arguments: { command: 'sleep 1; echo A' } },
-        },
-        {
-          jsonrpc: '2.0',
-          id: 'slow',
-          method: 'tools/call',
-          params: {
-            name: 'sandboxed_shell',
-            arguments: { command: 'sleep 4', execution_mode: 'Synchronous' },
+describe.concurrent(
+  'JSON-RPC batches and completion pushes (R2.2, SPEC §6)',
+  { timeout: 60_000 },
+  () => {
+    it('R2.2, SPEC §6: a completion push of an operation started in a batch arrives after the batch answer that names its id', async ({
+      e2e,
+    }) => {
+      // The first element answers `started` at once and finishes long before the second (synchronous)
+      // one, so the batch answer is held while the first completion is ready to be pushed.
+      const session = new RawSession(e2e, await e2e.scope(), ['--inline-wait', '0']);
+      await session.initialize();
+      await write(
+        session,
+        `${JSON.stringify([
+          {
+            jsonrpc: '2.0',
+            id: 'quick',
+            method: 'tools/call',
+            params: { name: 'sandboxed_shell', arguments: { command: 'sleep 1; echo A' } },
           },
-        },
-      ])}\n`,
-    );
-    const isPush = (line: unknown): line is Message =>
-      !Array.isArray(line) &&
-      typeof line === 'object' &&
-      line !== null &&
-      (line as Message)['method'] === 'notifications/message';
-    await waitFor(() => lines(session).some(isPush), 'the completion push', 20_000);
-    const all = lines(session);
-    const answerAt = all.findIndex((line) => Array.isArray(line));
-    expect(answerAt, 'the batch answer came before the push').not.toBe(-1);
-    const answer = all[answerAt] as Message[];
-    const quick = answer.find((response) => response['id'] === 'quick');
-    const id = (
-      quick?.['result'] as { structuredContent: { operation_id: string; status: string } }
-    ).structuredContent;
-    expect(id.status).toBe('started');
-    const pushAt = all.findIndex(
-      (line) =>
-        isPush(line) &&
-        (line['params'] as { data: { operation_id?: string } }).data.operation_id ===
-          id.operation_id,
-    );
-    expect(pushAt).toBeGreaterThan(answerAt);
-    expect((all[pushAt] as Message)['params']).toMatchObject({
-      level: 'info',
-      logger: 'ahma',
-      data: { status: 'completed', output: 'A\n' },
-    });
-    // Once the batch is answered, pushes go out at once again.
-    const single = await session.request(3, 'tools/call', {
-      name: 'sandboxed_shell',
-      arguments: { command: 'sleep 0.5; echo B' },
-    });
-    const next = (single['result'] as { structuredContent: { operation_id: string } })
-      .structuredContent.operation_id;
-    await waitFor(
-      () =>
-        lines(session).some(
-          (line) =>
-            isPush(line) &&
-            (line['params'] as { data: { operation_id?: string } }).data.operation_id === next,
-        ),
-      'the push of a call outside any batch',
-    );
-  });
-
-  it('SPEC §6: initialize inside a batch gets -32600 and the rest of the batch is served', async () => {
-    const session = await started();
-    await write(
-      session,
-      `${JSON.stringify([
-        {
-          jsonrpc: '2.0',
-          id: 'init',
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-03-26',
-            capabilities: {},
-            clientInfo: { name: 'x', version: '1' },
+          {
+            jsonrpc: '2.0',
+            id: 'slow',
+            method: 'tools/call',
+            params: {
+              name: 'sandboxed_shell',
+              arguments: { command: 'sleep 4', execution_mode: 'Synchronous' },
+            },
           },
-        },
-        { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
-      ])}\n`,
-    );
-    const answer = await waitFor(
-      () => lines(session).find((line): line is Message[] => Array.isArray(line)),
-      'the answer to the batch',
-    );
-    const byId = new Map(answer.map((response) => [response['id'], response]));
-    expect(byId.get('init')).toEqual({
-      jsonrpc: '2.0',
-      id: 'init',
-      error: {
-        code: -32600,
-        message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
-      },
+        ])}\n`,
+      );
+      const isPush = (line: unknown): line is Message =>
+        !Array.isArray(line) &&
+        typeof line === 'object' &&
+        line !== null &&
+        (line as Message)['method'] === 'notifications/message';
+      await waitFor(() => lines(session).some(isPush), 'the completion push', 20_000);
+      const all = lines(session);
+      const answerAt = all.findIndex((line) => Array.isArray(line));
+      expect(answerAt, 'the batch answer came before the push').not.toBe(-1);
+      const answer = all[answerAt] as Message[];
+      const quick = answer.find((response) => response['id'] === 'quick');
+      const id = (
+        quick?.['result'] as { structuredContent: { operation_id: string; status: string } }
+      ).structuredContent;
+      expect(id.status).toBe('started');
+      const pushAt = all.findIndex(
+        (line) =>
+          isPush(line) &&
+          (line['params'] as { data: { operation_id?: string } }).data.operation_id ===
+            id.operation_id,
+      );
+      expect(pushAt).toBeGreaterThan(answerAt);
+      expect((all[pushAt] as Message)['params']).toMatchObject({
+        level: 'info',
+        logger: 'ahma',
+        data: { status: 'completed', output: 'A\n' },
+      });
+      // Once the batch is answered, pushes go out at once again.
+      const single = await session.request(3, 'tools/call', {
+        name: 'sandboxed_shell',
+        arguments: { command: 'sleep 0.5; echo B' },
+      });
+      const next = (single['result'] as { structuredContent: { operation_id: string } })
+        .structuredContent.operation_id;
+      await waitFor(
+        () =>
+          lines(session).some(
+            (line) =>
+              isPush(line) &&
+              (line['params'] as { data: { operation_id?: string } }).data.operation_id === next,
+          ),
+        'the push of a call outside any batch',
+      );
     });
-    expect(byId.get('list')).toMatchObject({ result: { tools: expect.any(Array) } });
-    await expectAlive(session, 4);
-  });
-});
 
-describe('error messages (SPEC §6)', () => {
-  it('SPEC §6: an unknown tool is -32602 whose message carries no "MCP error -32602:" prefix on the wire', async () => {
-    const session = await started();
+    it('SPEC §6: initialize inside a batch gets -32600 and the rest of the batch is served', async ({
+      e2e,
+    }) => {
+      const session = await started(e2e);
+      await write(
+        session,
+        `${JSON.stringify([
+          {
+            jsonrpc: '2.0',
+            id: 'init',
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-03-26',
+              capabilities: {},
+              clientInfo: { name: 'x', version: '1' },
+            },
+          },
+          { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+        ])}\n`,
+      );
+      const answer = await waitFor(
+        () => lines(session).find((line): line is Message[] => Array.isArray(line)),
+        'the answer to the batch',
+      );
+      const byId = new Map(answer.map((response) => [response['id'], response]));
+      expect(byId.get('init')).toEqual({
+        jsonrpc: '2.0',
+        id: 'init',
+        error: {
+          code: -32600,
+          message: 'Invalid Request: initialize must not be part of a JSON-RPC batch',
+        },
+      });
+      expect(byId.get('list')).toMatchObject({ result: { tools: expect.any(Array) } });
+      await expectAlive(session, 4);
+    });
+  },
+);
+
+describe.concurrent('error messages (SPEC §6)', { timeout: 60_000 }, () => {
+  it('SPEC §6: an unknown tool is -32602 whose message carries no "MCP error -32602:" prefix on the wire', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     await write(
       session,
       `${JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'nope' } })}\n`,
@@ -347,7 +369,7 @@ describe('error messages (SPEC §6)', () => {
     });
   });
 
-  it('SPEC §6: the SDK Client shows the error code prefix once', async () => {
+  it('SPEC §6: the SDK Client shows the error code prefix once', async ({ e2e }) => {
     const server = await e2e.server(await e2e.scope());
     const error = await server.call('no_such_tool').then(
       () => undefined,
@@ -358,7 +380,7 @@ describe('error messages (SPEC §6)', () => {
   });
 });
 
-describe('invalid protocol params (SPEC §6)', () => {
+describe.concurrent('invalid protocol params (SPEC §6)', { timeout: 60_000 }, () => {
   /** Sends a request and returns its error, which must be one line. */
   async function refused(session: RawSession, id: number, method: string, params: unknown) {
     await write(session, `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
@@ -367,8 +389,10 @@ describe('invalid protocol params (SPEC §6)', () => {
     return error;
   }
 
-  it('SPEC §6: tools/call with wrong-typed arguments or name gets -32602 naming the field', async () => {
-    const session = await started();
+  it('SPEC §6: tools/call with wrong-typed arguments or name gets -32602 naming the field', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     expect(await refused(session, 1, 'tools/call', { name: 'status', arguments: 'oops' })).toEqual({
       code: -32602,
       message: 'tools/call: "arguments" must be an object',
@@ -388,8 +412,10 @@ describe('invalid protocol params (SPEC §6)', () => {
     await expectAlive(session, 5);
   });
 
-  it('SPEC §6: initialize and tools/list with wrong-typed params get -32602 naming the field', async () => {
-    const session = await started();
+  it('SPEC §6: initialize and tools/list with wrong-typed params get -32602 naming the field', async ({
+    e2e,
+  }) => {
+    const session = await started(e2e);
     expect(await refused(session, 1, 'tools/list', { cursor: 5 })).toEqual({
       code: -32602,
       message: 'tools/list: "cursor" must be a string',

@@ -119,7 +119,7 @@ const modernHeaders = (method: string) => ({
   'mcp-method': method,
 });
 
-describe.concurrent('one check on every transport (SPEC §6)', () => {
+describe.concurrent('one check on every transport (SPEC §6)', { timeout: 60_000 }, () => {
   it('SPEC §6: over stdio, wrong-typed params of tasks/get, tasks/result, tasks/cancel and tasks/list get -32602 naming the field, like tools/call', async (context) => {
     const session = await stdio(setup(context));
     let id = 100;

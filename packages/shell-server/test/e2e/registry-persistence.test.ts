@@ -3,29 +3,27 @@
 // servers are all kept (EC1), and registered commands survive a restart. Real binary, real SDK
 // Client over stdio, real sandbox; the registry file is read straight from disk. The crash test
 // annotates its counts (lifetimes, writes, kills with a change in flight, stale locks and
-// temporaries); --reporter=verbose shows them.
+// temporaries); --reporter=verbose shows them. The tests run at once, each with its own scope.
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
   exists,
+  it,
   readLog,
   sleep,
   structured,
   textOf,
   waitFor,
   type CommandResult,
+  type E2E,
   type RunningServer,
   type Scope,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const REGISTRY = ['--registry'];
 const FILE_NAME = 'registry.json';
@@ -59,7 +57,7 @@ interface Listing {
 /** Prints its arguments one per line, so a call shows the argv it got. */
 const ARGS_SCRIPT = '#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done\n';
 
-async function registryScope(): Promise<Scope> {
+async function registryScope(e2e: E2E): Promise<Scope> {
   const scope = await e2e.scope({ noTools: true });
   await mkdir(join(scope.dir, 'scripts'));
   await writeFile(join(scope.dir, 'scripts', 'args.sh'), ARGS_SCRIPT);
@@ -285,189 +283,197 @@ async function temporaries(scope: Scope): Promise<string[]> {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('FR5/NFR2: the registry file survives SIGKILL at any instant', () => {
-  it(`FR5, NFR2: 100+ changes over many server lifetimes, each ended by SIGKILL at a random instant, leave the file at a whole state (seed ${String(SEED)}; rerun with AHMA_TEST_SEED=${String(SEED)})`, async ({
-    annotate,
-  }) => {
-    const TARGET_WRITES = 120;
-    const MIN_LIFETIMES = 12;
-    const maker = new ChangeMaker(SEED);
-    const scope = await registryScope();
-    const file = registryFile(scope);
-    const lock = `${file}.lock`;
-    const stats = {
-      lifetimes: 0,
-      changesSent: 0,
-      writesAcknowledged: 0,
-      inFlightAtKill: 0,
-      inFlightLanded: 0,
-      lockLeftByKill: 0,
-      tempLeftByKill: 0,
-      lockPlanted: 0,
-      tempPlanted: 0,
-      lockTakenOver: 0,
-    };
-    /** The last acknowledged state: what the file must hold when no change is in flight. */
-    let state: Commands = {};
-    let everWritten = false;
-    const where = () =>
-      `seed ${String(SEED)}, lifetime ${String(stats.lifetimes)} (AHMA_TEST_SEED=${String(SEED)} replays the changes)`;
-
-    /** Sends `change`, checks its answer and makes its state the acknowledged one. */
-    const acknowledge = (change: Change, result: CallToolResult) => {
-      expect(result.isError === true, `${where()}: ${change.tool} answered ${textOf(result)}`).toBe(
-        change.error,
-      );
-      state = change.after;
-      if (changed(change)) {
-        stats.writesAcknowledged += 1;
-        everWritten = true;
-      }
-    };
-
-    while (stats.writesAcknowledged < TARGET_WRITES || stats.lifetimes < MIN_LIFETIMES) {
-      stats.lifetimes += 1;
-      const lockBefore = existsSync(lock);
-      const server = await e2e.server(scope, REGISTRY);
-
-      // Open removed the temporary files of writes that died before their rename.
-      expect(await temporaries(scope), where()).toEqual([]);
-      // The new server serves exactly the file's state.
-      const listing = await listed(server);
-      expect(listing.notices, where()).toEqual([]);
-      expect(listedCommands(listing), where()).toEqual(state);
-
-      let killed = false;
-      const kill = () => {
-        killed = true;
-        process.kill(server.pid, 'SIGKILL');
+describe.concurrent(
+  'FR5/NFR2: the registry file survives SIGKILL at any instant',
+  { timeout: 60_000 },
+  () => {
+    it(`FR5, NFR2: 100+ changes over many server lifetimes, each ended by SIGKILL at a random instant, leave the file at a whole state (seed ${String(SEED)}; rerun with AHMA_TEST_SEED=${String(SEED)})`, async ({
+      annotate,
+      e2e,
+    }) => {
+      const TARGET_WRITES = 120;
+      const MIN_LIFETIMES = 12;
+      // A lifetime costs a server start, a change a few milliseconds: each lifetime makes about a
+      // tenth of the writes, so that the target takes about the minimum of lifetimes.
+      const maker = new ChangeMaker(SEED);
+      const scope = await registryScope(e2e);
+      const file = registryFile(scope);
+      const lock = `${file}.lock`;
+      const stats = {
+        lifetimes: 0,
+        changesSent: 0,
+        writesAcknowledged: 0,
+        inFlightAtKill: 0,
+        inFlightLanded: 0,
+        lockLeftByKill: 0,
+        tempLeftByKill: 0,
+        lockPlanted: 0,
+        tempPlanted: 0,
+        lockTakenOver: 0,
       };
-      let inFlight: Change | undefined;
-      const send = (change: Change) => {
-        stats.changesSent += 1;
-        inFlight = change;
-        return server.call(change.tool, change.args);
+      /** The last acknowledged state: what the file must hold when no change is in flight. */
+      let state: Commands = {};
+      let everWritten = false;
+      const where = () =>
+        `seed ${String(SEED)}, lifetime ${String(stats.lifetimes)} (AHMA_TEST_SEED=${String(SEED)} replays the changes)`;
+
+      /** Sends `change`, checks its answer and makes its state the acknowledged one. */
+      const acknowledge = (change: Change, result: CallToolResult) => {
+        expect(
+          result.isError === true,
+          `${where()}: ${change.tool} answered ${textOf(result)}`,
+        ).toBe(change.error);
+        state = change.after;
+        if (changed(change)) {
+          stats.writesAcknowledged += 1;
+          everWritten = true;
+        }
       };
 
-      // The first change of a lifetime takes over the lock a killed server left.
-      if (lockBefore) {
-        stats.lockTakenOver += 1;
-        const change = maker.next(state);
-        acknowledge(change, await send(change));
-        inFlight = undefined;
-        expect(existsSync(lock), `${where()}: the stale lock was not released`).toBe(false);
-      }
+      while (stats.writesAcknowledged < TARGET_WRITES || stats.lifetimes < MIN_LIFETIMES) {
+        stats.lifetimes += 1;
+        const lockBefore = existsSync(lock);
+        const server = await e2e.server(scope, REGISTRY);
 
-      if (maker.chance(0.5)) {
-        // A few changes, then one more sent and the server killed 0–5 ms later.
-        const before = 2 + maker.int(10);
-        for (let index = 0; index < before; index += 1) {
+        // Open removed the temporary files of writes that died before their rename.
+        expect(await temporaries(scope), where()).toEqual([]);
+        // The new server serves exactly the file's state.
+        const listing = await listed(server);
+        expect(listing.notices, where()).toEqual([]);
+        expect(listedCommands(listing), where()).toEqual(state);
+
+        let killed = false;
+        const kill = () => {
+          killed = true;
+          process.kill(server.pid, 'SIGKILL');
+        };
+        let inFlight: Change | undefined;
+        const send = (change: Change) => {
+          stats.changesSent += 1;
+          inFlight = change;
+          return server.call(change.tool, change.args);
+        };
+
+        // The first change of a lifetime takes over the lock a killed server left.
+        if (lockBefore) {
+          stats.lockTakenOver += 1;
           const change = maker.next(state);
           acknowledge(change, await send(change));
           inFlight = undefined;
+          expect(existsSync(lock), `${where()}: the stale lock was not released`).toBe(false);
         }
-        const change = maker.next(state);
-        const answer = send(change).then(
-          (result) => ({ result }),
-          (error: unknown) => ({ error }),
-        );
-        await sleep(maker.int(6));
-        kill();
-        const outcome = await answer;
-        if ('result' in outcome) {
-          acknowledge(change, outcome.result);
-          inFlight = undefined;
-        }
-      } else {
-        // A stream of changes, one after another, and the server killed by a timer in between.
-        const timer = setTimeout(kill, 5 + maker.int(80));
-        try {
-          for (let count = 0; !killed && count < 40; count += 1) {
+
+        if (maker.chance(0.5)) {
+          // A few changes, then one more sent and the server killed 0–5 ms later.
+          const before = 2 + maker.int(20);
+          for (let index = 0; index < before; index += 1) {
             const change = maker.next(state);
-            const result = await send(change);
-            acknowledge(change, result);
+            acknowledge(change, await send(change));
             inFlight = undefined;
           }
-        } catch (error) {
-          if (!killed) throw error;
+          const change = maker.next(state);
+          const answer = send(change).then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          );
+          await sleep(maker.int(6));
+          kill();
+          const outcome = await answer;
+          if ('result' in outcome) {
+            acknowledge(change, outcome.result);
+            inFlight = undefined;
+          }
+        } else {
+          // A stream of changes, one after another, and the server killed by a timer in between.
+          const timer = setTimeout(kill, 5 + maker.int(300));
+          try {
+            for (let count = 0; !killed && count < 80; count += 1) {
+              const change = maker.next(state);
+              const result = await send(change);
+              acknowledge(change, result);
+              inFlight = undefined;
+            }
+          } catch (error) {
+            if (!killed) throw error;
+          }
+          clearTimeout(timer);
+          if (!killed) kill();
         }
-        clearTimeout(timer);
-        if (!killed) kill();
-      }
-      await waitFor(() => !exists(server.pid), 'the killed server to be gone');
-      await server.close();
+        await waitFor(() => !exists(server.pid), 'the killed server to be gone');
+        await server.close();
 
-      // The file holds the acknowledged state, or the state of the one change in flight.
-      const allowed = inFlight === undefined ? [state] : [state, inFlight.after];
-      if (inFlight !== undefined) stats.inFlightAtKill += 1;
-      const onDisk = await readRegistry(scope).catch((error: unknown) =>
-        expect.fail(`${where()}: the registry file after the kill is not JSON: ${String(error)}`),
-      );
-      if (onDisk === undefined) {
-        expect(everWritten, `${where()}: the registry file is gone`).toBe(false);
-      } else {
-        expect(onDisk.version, where()).toBe('1.0');
-        const match = allowed.findIndex((candidate) =>
-          isDeepStrictEqual(onDisk.commands, candidate),
+        // The file holds the acknowledged state, or the state of the one change in flight.
+        const allowed = inFlight === undefined ? [state] : [state, inFlight.after];
+        if (inFlight !== undefined) stats.inFlightAtKill += 1;
+        const onDisk = await readRegistry(scope).catch((error: unknown) =>
+          expect.fail(`${where()}: the registry file after the kill is not JSON: ${String(error)}`),
         );
-        if (match === -1) {
-          expect(
-            onDisk.commands,
-            `${where()}: the file after the kill is neither the acknowledged state nor the state after the change in flight (${JSON.stringify(inFlight?.args)})`,
-          ).toEqual(allowed.at(-1));
+        if (onDisk === undefined) {
+          expect(everWritten, `${where()}: the registry file is gone`).toBe(false);
+        } else {
+          expect(onDisk.version, where()).toBe('1.0');
+          const match = allowed.findIndex((candidate) =>
+            isDeepStrictEqual(onDisk.commands, candidate),
+          );
+          if (match === -1) {
+            expect(
+              onDisk.commands,
+              `${where()}: the file after the kill is neither the acknowledged state nor the state after the change in flight (${JSON.stringify(inFlight?.args)})`,
+            ).toEqual(allowed.at(-1));
+          }
+          // Registration order is kept too.
+          expect(Object.keys(onDisk.commands), where()).toEqual(Object.keys(allowed[match] ?? {}));
+          if (match === 1 && inFlight !== undefined) {
+            stats.inFlightLanded += 1;
+            if (changed(inFlight)) everWritten = true;
+            state = inFlight.after;
+          }
         }
-        // Registration order is kept too.
-        expect(Object.keys(onDisk.commands), where()).toEqual(Object.keys(allowed[match] ?? {}));
-        if (match === 1 && inFlight !== undefined) {
-          stats.inFlightLanded += 1;
-          if (changed(inFlight)) everWritten = true;
-          state = inFlight.after;
+
+        // What the kill left: a lock holding the killed server's pid, temporary files of its pid.
+        const temps = await temporaries(scope);
+        if (existsSync(lock)) {
+          stats.lockLeftByKill += 1;
+          // "PID TOKEN" (or empty: killed between creating and writing it).
+          const holder = (await readFile(lock, 'utf8')).split(' ')[0];
+          expect(['', String(server.pid)], where()).toContain(holder);
+        } else if (stats.lifetimes % 2 === 1) {
+          // As a kill inside a change leaves it: every other restart takes over a stale lock.
+          stats.lockPlanted += 1;
+          await writeFile(lock, String(server.pid));
+        }
+        if (temps.length > 0) {
+          stats.tempLeftByKill += 1;
+          for (const temp of temps) expect(temp, where()).toMatch(`.tmp-${String(server.pid)}-`);
+        } else if (stats.lifetimes % 2 === 1) {
+          // As a kill inside a write leaves it: every other restart removes a stale temporary.
+          stats.tempPlanted += 1;
+          await writeFile(`${file}.tmp-${String(server.pid)}-0badf00d`, '{"version": "1.0", "comm');
         }
       }
 
-      // What the kill left: a lock holding the killed server's pid, temporary files of its pid.
-      const temps = await temporaries(scope);
-      if (existsSync(lock)) {
-        stats.lockLeftByKill += 1;
-        // "PID TOKEN" (or empty: killed between creating and writing it).
-        const holder = (await readFile(lock, 'utf8')).split(' ')[0];
-        expect(['', String(server.pid)], where()).toContain(holder);
-      } else if (stats.lifetimes % 2 === 1) {
-        // As a kill inside a change leaves it: every other restart takes over a stale lock.
-        stats.lockPlanted += 1;
-        await writeFile(lock, String(server.pid));
-      }
-      if (temps.length > 0) {
-        stats.tempLeftByKill += 1;
-        for (const temp of temps) expect(temp, where()).toMatch(`.tmp-${String(server.pid)}-`);
-      } else if (stats.lifetimes % 2 === 1) {
-        // As a kill inside a write leaves it: every other restart removes a stale temporary.
-        stats.tempPlanted += 1;
-        await writeFile(`${file}.tmp-${String(server.pid)}-0badf00d`, '{"version": "1.0", "comm');
-      }
-    }
+      // A last server serves the final state, and a clean change keeps it whole.
+      const last = await e2e.server(scope, REGISTRY);
+      expect(await temporaries(scope)).toEqual([]);
+      expect(listedCommands(await listed(last))).toEqual(state);
+      const change = maker.next(state);
+      acknowledge(change, await last.call(change.tool, change.args));
+      expect(existsSync(lock)).toBe(false);
+      expect((await readRegistry(scope))?.commands).toEqual(state);
 
-    // A last server serves the final state, and a clean change keeps it whole.
-    const last = await e2e.server(scope, REGISTRY);
-    expect(await temporaries(scope)).toEqual([]);
-    expect(listedCommands(await listed(last))).toEqual(state);
-    const change = maker.next(state);
-    acknowledge(change, await last.call(change.tool, change.args));
-    expect(existsSync(lock)).toBe(false);
-    expect((await readRegistry(scope))?.commands).toEqual(state);
+      await annotate(`seed ${String(SEED)}: ${JSON.stringify(stats)}`);
+      expect(stats.writesAcknowledged).toBeGreaterThanOrEqual(TARGET_WRITES);
+      expect(stats.inFlightAtKill).toBeGreaterThan(0);
+      expect(stats.lockTakenOver).toBeGreaterThan(0);
+      expect(stats.tempLeftByKill + stats.tempPlanted).toBeGreaterThan(0);
+    }, 120_000);
+  },
+);
 
-    await annotate(`seed ${String(SEED)}: ${JSON.stringify(stats)}`);
-    expect(stats.writesAcknowledged).toBeGreaterThanOrEqual(TARGET_WRITES);
-    expect(stats.inFlightAtKill).toBeGreaterThan(0);
-    expect(stats.lockTakenOver).toBeGreaterThan(0);
-    expect(stats.tempLeftByKill + stats.tempPlanted).toBeGreaterThan(0);
-  }, 120_000);
-});
-
-describe('EC4: a corrupt registry file', () => {
+describe.concurrent('EC4: a corrupt registry file', { timeout: 60_000 }, () => {
   const BACKUP = /^registry\.json\.corrupt-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2}\.\d{3})Z$/;
 
-  it.each([
+  it.for([
     {
       what: 'bytes that are not JSON (a torn write, invalid UTF-8, NUL)',
       garbage: Buffer.concat([
@@ -483,8 +489,9 @@ describe('EC4: a corrupt registry file', () => {
     },
   ])(
     'EC4: $what: the file is moved to a timestamped backup byte for byte, reported in the log, list_commands and help; the registry starts empty and the next add_command writes a fresh file',
-    async ({ garbage, problem }) => {
-      const scope = await registryScope();
+    { timeout: 30_000 },
+    async ({ garbage, problem }, { e2e }) => {
+      const scope = await registryScope(e2e);
       const file = registryFile(scope);
       await writeFile(file, garbage);
       const startedAt = Date.now();
@@ -550,11 +557,10 @@ describe('EC4: a corrupt registry file', () => {
       expect(Buffer.compare(await readFile(backup), garbage)).toBe(0);
       expect((await server.client.listTools()).tools.map((tool) => tool.name)).toContain('fresh');
     },
-    30_000,
   );
 });
 
-describe('EC1: concurrent changes are all kept', () => {
+describe.concurrent('EC1: concurrent changes are all kept', { timeout: 60_000 }, () => {
   const addArgs = (name: string) => ({
     name,
     exec: 'echo',
@@ -562,8 +568,10 @@ describe('EC1: concurrent changes are all kept', () => {
     args: { word: { type: 'string' } },
   });
 
-  it('EC1: 20 add_command calls sent at once to one server are all registered, listed and in the file', async () => {
-    const scope = await registryScope();
+  it('EC1: 20 add_command calls sent at once to one server are all registered, listed and in the file', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     const server = await e2e.server(scope, REGISTRY);
     const names = Array.from({ length: 20 }, (_, index) => `burst_${String(index)}`);
     const calls = names.map((name) => server.call('add_command', addArgs(name)));
@@ -581,8 +589,10 @@ describe('EC1: concurrent changes are all kept', () => {
     expect(await temporaries(scope)).toEqual([]);
   }, 30_000);
 
-  it('EC1: two servers sharing one registry file, each adding 10 commands at once, keep all 20; a further change on either lists all 21', async () => {
-    const scope = await registryScope();
+  it('EC1: two servers sharing one registry file, each adding 10 commands at once, keep all 20; a further change on either lists all 21', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     const [first, second] = await Promise.all([
       e2e.server(scope, REGISTRY),
       e2e.server(scope, REGISTRY),
@@ -627,9 +637,11 @@ describe('EC1: concurrent changes are all kept', () => {
   }, 30_000);
 });
 
-describe('FR5: registered commands survive a restart', () => {
-  it('FR5: commands registered before a restart are listed and callable at once after it; arguments reach the executable in declared order', async () => {
-    const scope = await registryScope();
+describe.concurrent('FR5: registered commands survive a restart', { timeout: 60_000 }, () => {
+  it('FR5: commands registered before a restart are listed and callable at once after it; arguments reach the executable in declared order', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     const showArgs = {
       name: 'show_args',
       exec: './scripts/args.sh',

@@ -3,7 +3,7 @@
 // tool names (also one added while the server runs), or what --env-deny names (names and globs),
 // neither in `env` nor in /proc/self/environ; every other variable passes. Commands in warm shells
 // and spawned directly (--no-shell-pool), registered commands, sequence steps and isolated
-// sessions alike; the livelog monitor itself still sends its key.
+// sessions alike; the livelog monitor itself still sends its key. The tests run at once.
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,31 +14,25 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createIsolatedSession } from '../../src/isolation/isolated-session.js';
 import { parseCommandLine } from '../../src/cli/options.js';
 import { isolatedChildCommand } from '../../src/isolation/child-command.js';
 import {
-  E2E,
+  it,
   processes,
   structured,
   textOf,
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type Operations,
   type RunningServer,
   type Scope,
   type StartedResult,
 } from '../support/harness.js';
 import { LlmServer } from '../support/llm-server.js';
-
-const e2e = new E2E();
-const endpoints: LlmServer[] = [];
-afterEach(async () => {
-  await e2e.cleanup();
-  await Promise.all(endpoints.splice(0).map((endpoint) => endpoint.stop()));
-});
 
 /** Variables no command may see, each with a value of its own. */
 function secrets(): Record<string, string> {
@@ -84,7 +78,7 @@ async function writeTool(scope: Scope, definition: Record<string, unknown>): Pro
   );
 }
 
-async function scopeWith(env: Record<string, string>): Promise<Scope> {
+async function scopeWith(e2e: E2E, env: Record<string, string>): Promise<Scope> {
   const scope = await e2e.scope();
   return { ...scope, env: { ...scope.env, ...env } };
 }
@@ -138,12 +132,12 @@ const MODES: [string, string[], boolean][] = [
   ['spawned directly (--no-shell-pool)', ['--no-shell-pool'], false],
 ];
 
-describe('R7.9: secrets never reach commands', () => {
-  it.each(MODES)(
+describe.concurrent('R7.9: secrets never reach commands', { timeout: 60_000 }, () => {
+  it.for(MODES)(
     "R7.9: a command %s sees none of Ahma's secrets, no livelog key, nothing --env-deny names; ordinary variables pass",
-    async (_, args, warm) => {
+    async ([, args, warm], { e2e }) => {
       const hidden = secrets();
-      const scope = await scopeWith({ ...hidden, ...ORDINARY });
+      const scope = await scopeWith(e2e, { ...hidden, ...ORDINARY });
       await writeTool(scope, livelogTool('watch', 'E2E_LIVELOG_KEY'));
       const server = await e2e.server(scope, [...DENY, ...args]);
       const output = await commandView(server);
@@ -152,11 +146,11 @@ describe('R7.9: secrets never reach commands', () => {
     },
   );
 
-  it.each(MODES)(
+  it.for(MODES)(
     'R7.9: hot reload: once a livelog tool naming a new key variable is added, no command %s sees it',
-    async (_, args, warm) => {
+    async ([, args, warm], { e2e }) => {
       const late = `late-key-${uniqueMarker()}`;
-      const scope = await scopeWith({ ...ORDINARY, E2E_LATE_KEY: late });
+      const scope = await scopeWith(e2e, { ...ORDINARY, E2E_LATE_KEY: late });
       const server = await e2e.server(scope, args);
       // Before any tool names it, it is an ordinary variable.
       expect(await commandView(server)).toMatch(new RegExp(`^proc:E2E_LATE_KEY=${late}$`, 'm'));
@@ -172,9 +166,11 @@ describe('R7.9: secrets never reach commands', () => {
     },
   );
 
-  it('R7.9: registered commands and sequence steps run with the same environment as sandboxed_shell', async () => {
+  it('R7.9: registered commands and sequence steps run with the same environment as sandboxed_shell', async ({
+    e2e,
+  }) => {
     const hidden = secrets();
-    const scope = await scopeWith({ ...hidden, ...ORDINARY });
+    const scope = await scopeWith(e2e, { ...hidden, ...ORDINARY });
     await writeTool(scope, livelogTool('watch', 'E2E_LIVELOG_KEY'));
     await writeTool(scope, {
       name: 'env_steps',
@@ -210,12 +206,14 @@ describe('R7.9: secrets never reach commands', () => {
     expectClean(sequence.output, hidden);
   });
 
-  it('R7.9: the livelog monitor still sends its key, while its source command does not see it', async () => {
+  it('R7.9: the livelog monitor still sends its key, while its source command does not see it', async ({
+    e2e,
+  }) => {
     const llm = new LlmServer();
-    endpoints.push(llm);
     await llm.start();
+    e2e.onCleanup(() => llm.stop());
     const hidden = secrets();
-    const scope = await scopeWith({ ...hidden, ...ORDINARY });
+    const scope = await scopeWith(e2e, { ...hidden, ...ORDINARY });
     await writeTool(scope, livelogTool('watch', 'E2E_LIVELOG_KEY', llm.baseUrl));
     const server = await e2e.server(scope, [...DENY, '--inline-wait', '0']);
     const started = await server.call('watch', {});
@@ -229,9 +227,11 @@ describe('R7.9: secrets never reach commands', () => {
     await server.call('cancel', { id });
   });
 
-  it('R7.9: an isolated session: its process gets no HTTP secret, --env-deny is passed on, and its commands see no secret', async () => {
+  it('R7.9: an isolated session: its process gets no HTTP secret, --env-deny is passed on, and its commands see no secret', async ({
+    e2e,
+  }) => {
     const hidden = secrets();
-    const server = await scopeWith({ ...hidden, ...ORDINARY });
+    const server = await scopeWith(e2e, { ...hidden, ...ORDINARY });
     const project = await e2e.scope();
     await writeTool(project, livelogTool('watch', 'E2E_LIVELOG_KEY'));
     const parsed = parseCommandLine(['--mode', 'http', '--session-isolation', ...DENY], {});
@@ -286,8 +286,10 @@ describe('R7.9: secrets never reach commands', () => {
     expect(childEnv).not.toContain(hidden['AHMA_HTTP_TOKEN_FILE']);
   });
 
-  it('R7.9: a malformed --env-deny entry is refused at start with a clear message', async () => {
-    const scope = await scopeWith({});
+  it('R7.9: a malformed --env-deny entry is refused at start with a clear message', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, {});
     const result = await e2e.run(
       ['--tool_name', 'sandboxed_shell', '--env-deny', 'AWS_*,AWS-KEY', '--', 'true'],
       { cwd: scope.dir, env: scope.env },

@@ -1,19 +1,19 @@
 // R7.6 and SPEC §4 "Resources" with the built server: full-output logs live in Ahma's private state
 // directory, where no sandboxed_shell command can write; a server killed with SIGKILL leaves its
 // state behind and the next server to start sweeps it; a state root commands could write is refused.
+// Each test has its own scope and state root; they run at once.
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, exists, structured, waitFor, type CommandResult } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
+import { describe, expect } from 'vitest';
+import { exists, it, structured, waitFor, type CommandResult } from '../support/harness.js';
 
 const BIG_OUTPUT = 'yes state | head -c 100000';
 
-describe('R7.6: the private state directory', () => {
-  it('R7.6: full-output logs go to the private state root, where a sandboxed command can plant nothing', async () => {
+describe.concurrent('R7.6: the private state directory', { timeout: 60_000 }, () => {
+  it('R7.6: full-output logs go to the private state root, where a sandboxed command can plant nothing', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope, ['--sync']);
     const big = structured<CommandResult>(
@@ -38,7 +38,7 @@ describe('R7.6: the private state directory', () => {
     expect(await readdir(dirname(log))).toEqual([log.slice(dirname(log).length + 1)]);
   });
 
-  it('R7.6: --state-dir inside the scope is refused at start with the fix', async () => {
+  it('R7.6: --state-dir inside the scope is refused at start with the fix', async ({ e2e }) => {
     const scope = await e2e.scope();
     const result = await e2e.run(
       ['--mode', 'stdio', '--sandbox-scope', scope.dir, '--state-dir', join(scope.dir, 'state')],
@@ -52,40 +52,48 @@ describe('R7.6: the private state directory', () => {
   });
 });
 
-describe('SPEC §4 Resources: a killed server is swept at the next start', () => {
-  it('SPEC §4 Resources: a server killed with SIGKILL leaves its state and cache; the next server removes them', async () => {
-    const scope = await e2e.scope();
-    const first = await e2e.server(scope, ['--sync']);
-    const big = structured<CommandResult>(
-      await first.call('sandboxed_shell', {
-        command: `${BIG_OUTPUT}; mkdir -p "$XDG_CACHE_HOME/t"`,
-      }),
-    );
-    const log = big.full_output_path ?? '';
-    const serverDir = dirname(dirname(log));
-    const caches = join(scope.stateRoot, 'caches');
-    const [cacheName] = await readdir(caches);
-    const cacheDir = join(caches, cacheName ?? '');
-    expect(existsSync(join(cacheDir, 'xdg', 't'))).toBe(true);
+describe.concurrent(
+  'SPEC §4 Resources: a killed server is swept at the next start',
+  { timeout: 60_000 },
+  () => {
+    it('SPEC §4 Resources: a server killed with SIGKILL leaves its state and cache; the next server removes them', async ({
+      e2e,
+    }) => {
+      const scope = await e2e.scope();
+      const first = await e2e.server(scope, ['--sync']);
+      const big = structured<CommandResult>(
+        await first.call('sandboxed_shell', {
+          command: `${BIG_OUTPUT}; mkdir -p "$XDG_CACHE_HOME/t"`,
+        }),
+      );
+      const log = big.full_output_path ?? '';
+      const serverDir = dirname(dirname(log));
+      const caches = join(scope.stateRoot, 'caches');
+      const [cacheName] = await readdir(caches);
+      const cacheDir = join(caches, cacheName ?? '');
+      expect(existsSync(join(cacheDir, 'xdg', 't'))).toBe(true);
 
-    process.kill(first.pid, 'SIGKILL');
-    await waitFor(() => !exists(first.pid), 'the killed server to be gone');
-    expect([existsSync(log), existsSync(cacheDir)]).toEqual([true, true]);
+      process.kill(first.pid, 'SIGKILL');
+      await waitFor(() => !exists(first.pid), 'the killed server to be gone');
+      expect([existsSync(log), existsSync(cacheDir)]).toEqual([true, true]);
 
-    const second = await e2e.server(scope);
-    await waitFor(
-      () => !existsSync(serverDir) && !existsSync(cacheDir),
-      "the sweep of the killed server's directories",
-    );
-    // Only the live server's directories remain.
-    expect(await readdir(join(scope.stateRoot, 'servers'))).toHaveLength(1);
-    expect(await readdir(caches)).toHaveLength(1);
-    expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
-  });
-});
+      const second = await e2e.server(scope);
+      await waitFor(
+        () => !existsSync(serverDir) && !existsSync(cacheDir),
+        "the sweep of the killed server's directories",
+      );
+      // Only the live server's directories remain.
+      expect(await readdir(join(scope.stateRoot, 'servers'))).toHaveLength(1);
+      expect(await readdir(caches)).toHaveLength(1);
+      expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
+    });
+  },
+);
 
-describe('R7.6: file_arg files', () => {
-  it('R7.6: a file_arg value is written to the private state: the command reads it there but cannot change it', async () => {
+describe.concurrent('R7.6: file_arg files', { timeout: 60_000 }, () => {
+  it('R7.6: a file_arg value is written to the private state: the command reads it there but cannot change it', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     // The program gets the file's path: it prints the path and the text, then tries to change it.
     await writeFile(

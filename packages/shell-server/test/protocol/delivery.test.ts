@@ -4,10 +4,10 @@
 // while a call is open (sync calls, the inline wait, `await`), never after its response; and the
 // per-call execution_mode (R10.1). The SDK Client must report no error in any of these (E2E.cleanup
 // fails the test otherwise: a progress notification after the response is "an unknown token").
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
-  E2E,
+  it,
   processesMatching,
   pushedId,
   RawSession,
@@ -17,19 +17,17 @@ import {
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type Operations,
   type RunningServer,
   type Scope,
   type StartedResult,
 } from '../support/harness.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
 const AT_ONCE = ['--inline-wait', '0'];
 
 /** A scope whose servers send progress heartbeats every 100 ms (the test-only interval). */
-async function fastHeartbeatScope(): Promise<Scope> {
+async function fastHeartbeatScope(e2e: E2E): Promise<Scope> {
   const scope = await e2e.scope();
   return { ...scope, env: { ...scope.env, AHMA_TEST_HEARTBEAT_MS: '100' } };
 }
@@ -71,8 +69,10 @@ function lastRequestId(server: RunningServer): number {
   return last.id;
 }
 
-describe('inline wait (SPEC §3 inline wait)', () => {
-  it('SPEC §3 inline wait: a quick async call answers with its finished result, in the sync shape, and nothing is pushed', async () => {
+describe.concurrent('inline wait (SPEC §3 inline wait)', { timeout: 60_000 }, () => {
+  it('SPEC §3 inline wait: a quick async call answers with its finished result, in the sync shape, and nothing is pushed', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('sandboxed_shell', { command: 'echo quick; exit 2' });
     const content = structured<CommandResult>(result);
@@ -101,7 +101,9 @@ describe('inline wait (SPEC §3 inline wait)', () => {
     expect(status.operations).toEqual([content]);
   });
 
-  it('SPEC §3 inline wait: a command outlasting --inline-wait answers started after the wait, then its completion is pushed', async () => {
+  it('SPEC §3 inline wait: a command outlasting --inline-wait answers started after the wait, then its completion is pushed', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '1']);
     const before = Date.now();
     const result = await server.call('sandboxed_shell', { command: 'sleep 2.5; echo slow' });
@@ -116,7 +118,9 @@ describe('inline wait (SPEC §3 inline wait)', () => {
     expect(push.data).toMatchObject({ operation_id, status: 'completed', output: 'slow\n' });
   });
 
-  it('SPEC §3 inline wait: --inline-wait 0 answers started at once, even for a command that ends at once', async () => {
+  it('SPEC §3 inline wait: --inline-wait 0 answers started at once, even for a command that ends at once', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const result = await server.call('sandboxed_shell', { command: 'echo fast' });
     const started = structured<StartedResult>(result);
@@ -131,14 +135,16 @@ describe('inline wait (SPEC §3 inline wait)', () => {
     );
   });
 
-  it('SPEC §3 inline wait: AHMA_INLINE_WAIT=0 is the same as --inline-wait 0', async () => {
+  it('SPEC §3 inline wait: AHMA_INLINE_WAIT=0 is the same as --inline-wait 0', async ({ e2e }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess({ ...scope, env: { ...scope.env, AHMA_INLINE_WAIT: '0' } });
     const result = await server.call('e2e_async', { value: 'x' });
     expect(structured<StartedResult>(result).status).toBe('started');
   });
 
-  it('SPEC §3 inline wait: the client cancelling the request during the inline wait kills the command', async () => {
+  it('SPEC §3 inline wait: the client cancelling the request during the inline wait kills the command', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '30']);
     const marker = uniqueMarker();
     const controller = new AbortController();
@@ -162,7 +168,9 @@ describe('inline wait (SPEC §3 inline wait)', () => {
     expect(operation).toMatchObject({ tool: 'sandboxed_shell', status: 'cancelled' });
   });
 
-  it('SPEC §3 inline wait: the initialize instructions state the inline wait the server uses', async () => {
+  it('SPEC §3 inline wait: the initialize instructions state the inline wait the server uses', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const waiting = (await e2e.inProcess(scope, ['--inline-wait', '3'])).client.getInstructions();
     expect(waiting).toContain('when the command ends within 3 s');
@@ -171,7 +179,9 @@ describe('inline wait (SPEC §3 inline wait)', () => {
     expect(atOnce).toContain('An asynchronous call answers at once with an operation_id');
   });
 
-  it('R2.2: a request cancelled during the inline wait is never pushed, even when its command outlives the wait', async () => {
+  it('R2.2: a request cancelled during the inline wait is never pushed, even when its command outlives the wait', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '1']);
     const marker = uniqueMarker();
     const controller = new AbortController();
@@ -199,8 +209,10 @@ describe('inline wait (SPEC §3 inline wait)', () => {
   });
 });
 
-describe('completion pushes (R2.2)', () => {
-  it('R2.2: a call answered started gets its completion as notifications/message: logger ahma, level info, data = the finished result', async () => {
+describe.concurrent('completion pushes (R2.2)', { timeout: 60_000 }, () => {
+  it('R2.2: a call answered started gets its completion as notifications/message: logger ahma, level info, data = the finished result', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.3; echo pushed; exit 3' }),
@@ -227,7 +239,9 @@ describe('completion pushes (R2.2)', () => {
     expect(server.messages.filter((m) => pushedId(m) === operation_id)).toHaveLength(1);
   });
 
-  it('R2.2: logging/setLevel warning suppresses completion messages, await still returns the result, info brings them back', async () => {
+  it('R2.2: logging/setLevel warning suppresses completion messages, await still returns the result, info brings them back', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     await server.client.setLoggingLevel('warning');
     const quiet = structured<StartedResult>(
@@ -250,15 +264,17 @@ describe('completion pushes (R2.2)', () => {
     expect(server.messages.map(pushedId)).toEqual([loud.operation_id]);
   });
 
-  it('R2.2: the server declares the logging capability', async () => {
+  it('R2.2: the server declares the logging capability', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     expect(server.client.getServerCapabilities()).toMatchObject({ logging: {} });
   });
 });
 
-describe('progress only while a call is open (R3.3)', () => {
-  it('R3.3: heartbeats during a synchronous call carry the elapsed time, grow, and stop before the response', async () => {
-    const server = await e2e.inProcess(await fastHeartbeatScope());
+describe.concurrent('progress only while a call is open (R3.3)', { timeout: 60_000 }, () => {
+  it('R3.3: heartbeats during a synchronous call carry the elapsed time, grow, and stop before the response', async ({
+    e2e,
+  }) => {
+    const server = await e2e.inProcess(await fastHeartbeatScope(e2e));
     const result = await server.call(
       'sandboxed_shell',
       { command: 'sleep 1.5; echo done', execution_mode: 'Synchronous' },
@@ -276,8 +292,8 @@ describe('progress only while a call is open (R3.3)', () => {
     expectNoProgressAfterResponses(server.received);
   });
 
-  it('SPEC §12: a heartbeat carries the last line the command printed', async () => {
-    const server = await e2e.inProcess(await fastHeartbeatScope());
+  it('SPEC §12: a heartbeat carries the last line the command printed', async ({ e2e }) => {
+    const server = await e2e.inProcess(await fastHeartbeatScope(e2e));
     const result = await server.call(
       'sandboxed_shell',
       { command: 'echo compiling; sleep 1.5; echo done', execution_mode: 'Synchronous' },
@@ -293,8 +309,10 @@ describe('progress only while a call is open (R3.3)', () => {
     );
   });
 
-  it('R3.3: the inline wait sends heartbeats, the started answer ends them, and the completion comes as a message', async () => {
-    const server = await e2e.inProcess(await fastHeartbeatScope(), ['--inline-wait', '1']);
+  it('R3.3: the inline wait sends heartbeats, the started answer ends them, and the completion comes as a message', async ({
+    e2e,
+  }) => {
+    const server = await e2e.inProcess(await fastHeartbeatScope(e2e), ['--inline-wait', '1']);
     const result = await server.call(
       'sandboxed_shell',
       { command: 'sleep 2; echo later' },
@@ -312,8 +330,10 @@ describe('progress only while a call is open (R3.3)', () => {
     expect(progressOf(server, id)).toHaveLength(server.progress.length);
   });
 
-  it('R2.3/R3.3: await sends heartbeats while it waits when the call has a progress token', async () => {
-    const server = await e2e.inProcess(await fastHeartbeatScope(), AT_ONCE);
+  it('R2.3/R3.3: await sends heartbeats while it waits when the call has a progress token', async ({
+    e2e,
+  }) => {
+    const server = await e2e.inProcess(await fastHeartbeatScope(e2e), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 1.5; echo awaited' }),
     );
@@ -327,8 +347,8 @@ describe('progress only while a call is open (R3.3)', () => {
     expectNoProgressAfterResponses(server.received);
   });
 
-  it('R3.3: a call without a progress token gets no progress at all', async () => {
-    const server = await e2e.inProcess(await fastHeartbeatScope());
+  it('R3.3: a call without a progress token gets no progress at all', async ({ e2e }) => {
+    const server = await e2e.inProcess(await fastHeartbeatScope(e2e));
     await server.call('sandboxed_shell', {
       command: 'sleep 0.6',
       execution_mode: 'Synchronous',
@@ -336,8 +356,10 @@ describe('progress only while a call is open (R3.3)', () => {
     expect(server.received.filter(({ message }) => isProgress(message))).toEqual([]);
   });
 
-  it('R3.3: over raw stdio with a string token, no progress follows the response; the completion follows as a message', async () => {
-    const session = new RawSession(e2e, await fastHeartbeatScope(), ['--inline-wait', '0.5']);
+  it('R3.3: over raw stdio with a string token, no progress follows the response; the completion follows as a message', async ({
+    e2e,
+  }) => {
+    const session = new RawSession(e2e, await fastHeartbeatScope(e2e), ['--inline-wait', '0.5']);
     await session.initialize();
     const response = await session.request(1, 'tools/call', {
       name: 'sandboxed_shell',
@@ -370,8 +392,10 @@ describe('progress only while a call is open (R3.3)', () => {
   });
 });
 
-describe('execution_mode (R10.1)', () => {
-  it('R10.1: execution_mode "Synchronous" makes an async tool block; it is never passed to the command', async () => {
+describe.concurrent('execution_mode (R10.1)', { timeout: 60_000 }, () => {
+  it('R10.1: execution_mode "Synchronous" makes an async tool block; it is never passed to the command', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const shell = await server.call('sandboxed_shell', {
       command: 'sleep 0.5; echo blocked',
@@ -388,7 +412,9 @@ describe('execution_mode (R10.1)', () => {
     expect(server.messages).toEqual([]);
   });
 
-  it('R10.1: execution_mode "AsyncResultPush" runs a synchronous tool in the background, with a push', async () => {
+  it('R10.1: execution_mode "AsyncResultPush" runs a synchronous tool in the background, with a push', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const result = await server.call('argv', { text: 'x', execution_mode: 'AsyncResultPush' });
     const { operation_id, status } = structured<StartedResult>(result);
@@ -400,7 +426,9 @@ describe('execution_mode (R10.1)', () => {
     expect(JSON.parse((push.data as CommandResult).output)).toEqual(['--text', 'x']);
   });
 
-  it('R10.1: an unknown execution_mode is a tool error naming the field, and nothing runs', async () => {
+  it('R10.1: an unknown execution_mode is a tool error naming the field, and nothing runs', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('sandboxed_shell', {
       command: 'true',
@@ -411,7 +439,9 @@ describe('execution_mode (R10.1)', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R10.1: every command tool declares execution_mode; status, await, cancel, output, write_stdin and activate_tools do not', async () => {
+  it('R10.1: every command tool declares execution_mode; status, await, cancel, output, write_stdin and activate_tools do not', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     for (const tool of tools) {

@@ -3,18 +3,17 @@
 // every tool's outputSchema declares, so the real SDK Client (it validates structuredContent
 // against outputSchema even for isError results) accepts it.
 import { AHMA_ERROR_CODES } from '@ahma/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, structured, textOf, type Operations } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
+import { describe, expect } from 'vitest';
+import { it, structured, textOf, type Operations } from '../support/harness.js';
 
 interface ErrorContent {
   readonly error: { readonly code: string; readonly message: string };
 }
 
-describe('error codes reach the agent', () => {
-  it('R7.1: a path outside the scope is refused with PATH_OUTSIDE_SCOPE in the text and in structuredContent', async () => {
+describe.concurrent('error codes reach the agent', { timeout: 60_000 }, () => {
+  it('R7.1: a path outside the scope is refused with PATH_OUTSIDE_SCOPE in the text and in structuredContent', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const result = await server.call('files_show', { path: '/etc/passwd' });
@@ -26,7 +25,9 @@ describe('error codes reach the agent', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R10.3: a working_directory outside the scope on a built-in tool carries PATH_OUTSIDE_SCOPE too', async () => {
+  it('R10.3: a working_directory outside the scope on a built-in tool carries PATH_OUTSIDE_SCOPE too', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const result = await server.call('sandboxed_shell', {
@@ -37,7 +38,9 @@ describe('error codes reach the agent', () => {
     expect(structured<ErrorContent>(result).error.code).toBe('PATH_OUTSIDE_SCOPE');
   });
 
-  it('SPEC §3: bad arguments carry ARGUMENTS_INVALID and an unknown operation OPERATION_UNKNOWN', async () => {
+  it('SPEC §3: bad arguments carry ARGUMENTS_INVALID and an unknown operation OPERATION_UNKNOWN', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const bad = await server.call('sandboxed_shell', {});
@@ -48,7 +51,9 @@ describe('error codes reach the agent', () => {
     expect(structured<ErrorContent>(unknown).error.code).toBe('OPERATION_UNKNOWN');
   });
 
-  it('SPEC §3: every tool declares the error shape with every code in its outputSchema', async () => {
+  it('SPEC §3: every tool declares the error shape with every code in its outputSchema', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const { tools } = await server.client.listTools();

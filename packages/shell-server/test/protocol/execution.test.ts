@@ -1,9 +1,10 @@
 // tools/call end to end: synchronous and asynchronous tools, await and status, timeouts, failures,
 // argument validation, argv fidelity and merged output (SPEC §3). How results are delivered
-// (inline wait, completion pushes, progress) is delivery.test.ts.
-import { afterEach, describe, expect, it } from 'vitest';
+// (inline wait, completion pushes, progress) is delivery.test.ts. Each test has its own server;
+// they run at once.
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   sleep,
   structured,
   textOf,
@@ -13,9 +14,6 @@ import {
   type StartedResult,
 } from '../support/harness.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
 /** Async calls answer `started` at once, whatever their command's speed (SPEC §3 inline wait). */
 const AT_ONCE = ['--inline-wait', '0'];
 
@@ -23,8 +21,10 @@ const AT_ONCE = ['--inline-wait', '0'];
 const METACHARACTERS =
   '; rm -rf ~ $(id) `id` \'q\' "q" \n * && | > /tmp/x < /etc/passwd $HOME \\ ! #';
 
-describe('synchronous calls', () => {
-  it('R3.1: a synchronous tool blocks and returns its output as text and as the finished structuredContent', async () => {
+describe.concurrent('synchronous calls', { timeout: 60_000 }, () => {
+  it('R3.1: a synchronous tool blocks and returns its output as text and as the finished structuredContent', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('e2e_sync', { value: 'hello' });
     expect(result.isError).toBe(false);
@@ -47,7 +47,7 @@ describe('synchronous calls', () => {
     );
   });
 
-  it('SPEC §3: operation ids are unique across calls', async () => {
+  it('SPEC §3: operation ids are unique across calls', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++)
@@ -55,7 +55,9 @@ describe('synchronous calls', () => {
     expect(ids.size).toBe(5);
   });
 
-  it('SPEC §3: a non-zero exit is a tool result with isError, exit_code and output, never a JSON-RPC error', async () => {
+  it('SPEC §3: a non-zero exit is a tool result with isError, exit_code and output, never a JSON-RPC error', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('fails');
     expect(result.isError).toBe(true);
@@ -68,7 +70,9 @@ describe('synchronous calls', () => {
     expect(textOf(result)).toMatch(/ failed \(exit code 4, \d+ ms\)\nboom\nbang\nbye\n$/);
   });
 
-  it('SPEC §3: a subcommand-level timeout_seconds of 1 kills the command: status timed_out and isError', async () => {
+  it('SPEC §3: a subcommand-level timeout_seconds of 1 kills the command: status timed_out and isError', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const started = Date.now();
     const result = await server.call('slow');
@@ -83,7 +87,9 @@ describe('synchronous calls', () => {
     expect(content.duration_ms).toBeGreaterThanOrEqual(900);
   });
 
-  it('R10.1: the per-call timeout_seconds meta-parameter overrides the subcommand timeout', async () => {
+  it('R10.1: the per-call timeout_seconds meta-parameter overrides the subcommand timeout', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const started = Date.now();
     // Longer than the subcommand's 1 s: the command must survive past the second.
@@ -93,7 +99,9 @@ describe('synchronous calls', () => {
     expect(structured<CommandResult>(result).duration_ms).toBeGreaterThanOrEqual(2400);
   });
 
-  it('SPEC §3: bad arguments get an isError result naming the field, and nothing runs', async () => {
+  it('SPEC §3: bad arguments get an isError result naming the field, and nothing runs', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const wrongType = await server.call('e2e_sync', { value: 42 });
     expect(wrongType.isError).toBe(true);
@@ -124,14 +132,16 @@ describe('synchronous calls', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('SPEC §3: an unknown tool name is refused', async () => {
+  it('SPEC §3: an unknown tool name is refused', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     await expect(server.call('no_such_tool')).rejects.toThrow(/no_such_tool/);
   });
 });
 
-describe('argv fidelity', () => {
-  it('R10.1: an option value full of shell metacharacters arrives as one byte-identical argv element', async () => {
+describe.concurrent('argv fidelity', { timeout: 60_000 }, () => {
+  it('R10.1: an option value full of shell metacharacters arrives as one byte-identical argv element', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('argv', { text: METACHARACTERS });
     expect(result.isError).toBe(false);
@@ -145,7 +155,9 @@ describe('argv fidelity', () => {
     expect(JSON.parse(structured<CommandResult>(positional).output)).toEqual(words);
   });
 
-  it('SPEC §2 argv: a positional word starting with "-" is a tool error naming the field, and nothing runs', async () => {
+  it('SPEC §2 argv: a positional word starting with "-" is a tool error naming the field, and nothing runs', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const refused = await server.call('argv', { words: ['ok', '-rf'] });
     expect(refused.isError).toBe(true);
@@ -153,13 +165,15 @@ describe('argv fidelity', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R10.1: an option value echoed through printf comes back unchanged', async () => {
+  it('R10.1: an option value echoed through printf comes back unchanged', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('e2e_sync', { value: METACHARACTERS });
     expect(structured<CommandResult>(result).output).toBe(`sync\n--value\n${METACHARACTERS}\n`);
   });
 
-  it('R10.1: meta-parameters (working_directory, timeout_seconds, execution_mode) are never passed to the command', async () => {
+  it('R10.1: meta-parameters (working_directory, timeout_seconds, execution_mode) are never passed to the command', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const setup = await server.call('sandboxed_shell', { command: 'mkdir -p sub' });
@@ -177,12 +191,15 @@ describe('argv fidelity', () => {
   });
 });
 
-describe('asynchronous calls', () => {
-  it('R2.1: an async tool returns at once with {operation_id, status: started, tool} while the command runs', async () => {
+describe.concurrent('asynchronous calls', { timeout: 60_000 }, () => {
+  it('R2.1: an async tool returns at once with {operation_id, status: started, tool} while the command runs', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const started = Date.now();
-    const result = await server.call('sandboxed_shell', { command: 'sleep 2; echo late' });
-    expect(Date.now() - started).toBeLessThan(1500);
+    // Far longer than the answer may take on a busy machine; cancelled at the end.
+    const result = await server.call('sandboxed_shell', { command: 'sleep 30; echo late' });
+    expect(Date.now() - started).toBeLessThan(3000);
     const content = structured<StartedResult>(result);
     expect(content).toEqual({
       operation_id: expect.stringMatching(/^op_/),
@@ -201,7 +218,7 @@ describe('asynchronous calls', () => {
     await server.call('cancel', { id: content.operation_id });
   });
 
-  it('R2.2: a result is never lost: status returns it after completion', async () => {
+  it('R2.2: a result is never lost: status returns it after completion', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'echo kept' }),
@@ -220,7 +237,9 @@ describe('asynchronous calls', () => {
     });
   });
 
-  it('R2.3: await blocks until the named operation finishes and returns its result', async () => {
+  it('R2.3: await blocks until the named operation finishes and returns its result', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.6; echo awaited; exit 3' }),
@@ -243,7 +262,7 @@ describe('asynchronous calls', () => {
     expect(textOf(result)).toContain(`${operation_id} failed (exit code 3`);
   });
 
-  it('R2.3: await without ids waits for every running operation', async () => {
+  it('R2.3: await without ids waits for every running operation', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const first = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.8; echo one' }),
@@ -265,7 +284,9 @@ describe('asynchronous calls', () => {
     ]);
   });
 
-  it('R2.3: await gives up after its timeout_seconds and reports the operation still running', async () => {
+  it('R2.3: await gives up after its timeout_seconds and reports the operation still running', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const { operation_id } = structured<StartedResult>(
       // Beside the writers that follow (SPEC §14 lanes): e2e_sync must not wait for it.
@@ -280,7 +301,9 @@ describe('asynchronous calls', () => {
     await server.call('cancel', { id: operation_id });
   });
 
-  it('SPEC §3: status is a non-blocking snapshot of running and finished operations', async () => {
+  it('SPEC §3: status is a non-blocking snapshot of running and finished operations', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), AT_ONCE);
     const running = structured<StartedResult>(
       // Beside the writers that follow (SPEC §14 lanes): e2e_sync must not wait for it.
@@ -289,7 +312,7 @@ describe('asynchronous calls', () => {
     const done = structured<CommandResult>(await server.call('e2e_sync', { value: 'v' }));
     const started = Date.now();
     const result = await server.call('status', {});
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(2000);
     const operations = structured<Operations>(result).operations;
     expect(operations).toContainEqual({
       operation_id: running.operation_id,
@@ -304,7 +327,9 @@ describe('asynchronous calls', () => {
     await server.call('cancel', { id: running.operation_id });
   });
 
-  it('SPEC §3: status with no ids is not an error because a past operation failed; named, it is', async () => {
+  it('SPEC §3: status with no ids is not an error because a past operation failed; named, it is', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const failed = structured<CommandResult>(await server.call('fails'));
     expect(failed.status).toBe('failed');
@@ -315,7 +340,7 @@ describe('asynchronous calls', () => {
     expect(named.isError).toBe(true);
   });
 
-  it('R15.1: stderr is merged into stdout as one chronological stream', async () => {
+  it('R15.1: stderr is merged into stdout as one chronological stream', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const script = 'for i in $(seq 1 25); do echo out$i; echo err$i >&2; done; printf tail >&2';
     const { operation_id } = structured<StartedResult>(
@@ -330,15 +355,17 @@ describe('asynchronous calls', () => {
     expect(finished).toMatchObject({ status: 'completed', output: expected });
   });
 
-  it('R15.1: the stderr of a definition tool is merged too, in order', async () => {
+  it('R15.1: the stderr of a definition tool is merged too, in order', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     // fails: console.log('boom'); console.error('bang'); console.log('bye')
     expect(structured<CommandResult>(await server.call('fails')).output).toBe('boom\nbang\nbye\n');
   });
 });
 
-describe('--sync', () => {
-  it('R3.4: --sync makes an async tool return its final result in the response', async () => {
+describe.concurrent('--sync', { timeout: 60_000 }, () => {
+  it('R3.4: --sync makes an async tool return its final result in the response', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope(), ['--sync', ...AT_ONCE]);
     const result = await server.call('e2e_async', { value: 'forced' }, { progress: true });
     expect(result.isError).toBe(false);
@@ -370,7 +397,7 @@ describe('--sync', () => {
   });
 });
 
-describe('the output budget (R15.2)', () => {
+describe.concurrent('the output budget (R15.2)', { timeout: 60_000 }, () => {
   /** The bytes of the output the model is shown, and its elision marker. */
   const cut = (content: CommandResult) => ({
     bytes: Buffer.byteLength(content.output),
@@ -380,7 +407,9 @@ describe('the output budget (R15.2)', () => {
       ),
   });
 
-  it('R15.2: a call with max_output_tokens 500 gets at most 2,000 bytes through the built server, with a marker saying what was left out and how to read it', async () => {
+  it('R15.2: a call with max_output_tokens 500 gets at most 2,000 bytes through the built server, with a marker saying what was left out and how to read it', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope());
     const result = await server.call('sandboxed_shell', {
       command: 'seq 1 100000',
@@ -409,7 +438,9 @@ describe('the output budget (R15.2)', () => {
     expect(textOf(refused)).toMatch(/max_output_tokens/);
   });
 
-  it("R15.2: without max_output_tokens the server's --max-output-tokens applies; a call's own wins", async () => {
+  it("R15.2: without max_output_tokens the server's --max-output-tokens applies; a call's own wins", async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope(), ['--max-output-tokens', '300']);
     const run = async (extra: Record<string, unknown> = {}) =>
       structured<CommandResult>(
@@ -433,7 +464,7 @@ describe('the output budget (R15.2)', () => {
     });
   });
 
-  it('R15.2: the default budget is 10,000 tokens (40,000 bytes)', async () => {
+  it('R15.2: the default budget is 10,000 tokens (40,000 bytes)', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const content = structured<CommandResult>(
       await server.call('sandboxed_shell', {

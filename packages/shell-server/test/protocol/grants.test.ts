@@ -11,15 +11,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, E2E, textOf, type Scope } from '../support/harness.js';
+import { describe, expect } from 'vitest';
+import { BIN, it, textOf, type E2E, type Scope } from '../support/harness.js';
 import { httpBinary } from '../support/http.js';
 import { loopbackService } from '../support/loopback-service.js';
 
-const e2e = new E2E();
 const service = loopbackService();
-
-afterEach(() => e2e.cleanup());
 
 interface Person {
   /** The answer the person gives (undefined: the client has no elicitation). */
@@ -30,6 +27,7 @@ interface Person {
 /** A server (`--network proxy` unless `args` say otherwise) and an SDK client whose elicitation
  * handler answers as `person` says. */
 async function serve(
+  e2e: E2E,
   scope: Scope,
   person: Person,
   args: readonly string[] = ['--network', 'proxy'],
@@ -66,10 +64,12 @@ async function serve(
   return { sh, curl, stderr: () => stderr };
 }
 
-describe('network grants', () => {
-  it('R7.18: "session": the person is asked, not the model, and the retried command reaches the host', async () => {
+describe.concurrent('network grants', { timeout: 60_000 }, () => {
+  it('R7.18: "session": the person is asked, not the model, and the retried command reaches the host', async ({
+    e2e,
+  }) => {
     const person: Person = { answer: 'session', asked: [] };
-    const server = await serve(await e2e.scope(), person);
+    const server = await serve(e2e, await e2e.scope(), person);
     const first = await server.curl();
     expect(first).not.toContain('hello from the service');
     expect(person.asked).toHaveLength(1);
@@ -88,27 +88,31 @@ describe('network grants', () => {
     expect(server.stderr()).toMatch(/network connection/);
   });
 
-  it('R7.18: "deny" keeps the host refused, and is asked again next time', async () => {
+  it('R7.18: "deny" keeps the host refused, and is asked again next time', async ({ e2e }) => {
     const person: Person = { answer: 'deny', asked: [] };
-    const server = await serve(await e2e.scope(), person);
+    const server = await serve(e2e, await e2e.scope(), person);
     expect(await server.curl()).toContain('the person did not allow');
     const again = await server.curl();
     expect(again).not.toContain('hello from the service');
     expect(person.asked).toHaveLength(2);
   });
 
-  it('R7.18: a client without elicitation gets the refusal with the flag that would allow it, and nothing is retried', async () => {
-    const server = await serve(await e2e.scope(), { answer: undefined, asked: [] });
+  it('R7.18: a client without elicitation gets the refusal with the flag that would allow it, and nothing is retried', async ({
+    e2e,
+  }) => {
+    const server = await serve(e2e, await e2e.scope(), { answer: undefined, asked: [] });
     const text = await server.curl();
     expect(text).not.toContain('hello from the service');
     expect(text).toContain(`--allow-host 127.0.0.1:${String(service.port())}`);
     expect(text).toContain('this client cannot ask the person');
   });
 
-  it('R7.18: "always" lands in the ledger: grants list shows it, a new server honours it, grants revoke takes it back', async () => {
+  it('R7.18: "always" lands in the ledger: grants list shows it, a new server honours it, grants revoke takes it back', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const person: Person = { answer: 'always', asked: [] };
-    const first = await serve(scope, person);
+    const first = await serve(e2e, scope, person);
     expect(await first.curl()).toContain('for every session in this scope');
     const listed = await e2e.run(['grants', 'list', '--json'], { env: scope.env });
     expect(listed.code).toBe(0);
@@ -126,7 +130,7 @@ describe('network grants', () => {
       scope: scope.dir,
     });
 
-    const later = await serve(scope, { answer: 'deny', asked: [] });
+    const later = await serve(e2e, scope, { answer: 'deny', asked: [] });
     expect(await later.curl()).toContain('hello from the service');
 
     const id = grants[0]?.id ?? '';
@@ -138,12 +142,14 @@ describe('network grants', () => {
   });
 });
 
-describe('write grants', () => {
-  it('R7.18: a write refused outside the writable paths is asked about; "session" lets the retried command write that directory', async () => {
+describe.concurrent('write grants', { timeout: 60_000 }, () => {
+  it('R7.18: a write refused outside the writable paths is asked about; "session" lets the retried command write that directory', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const person: Person = { answer: 'session', asked: [] };
-    const server = await serve(scope, person, []);
+    const server = await serve(e2e, scope, person, []);
     const first = await server.sh(`echo granted > ${outside}/new.txt`);
     expect(first).toContain('Permission denied');
     expect(person.asked).toHaveLength(1);
@@ -154,12 +160,14 @@ describe('write grants', () => {
     expect(server.stderr()).toMatch(/write_grant/);
   });
 
-  it('R7.18: no grant is offered for a directory holding hand-off files, nor for HOME; "deny" keeps the write refused', async () => {
+  it('R7.18: no grant is offered for a directory holding hand-off files, nor for HOME; "deny" keeps the write refused', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const repo = await e2e.outsideDir();
     await mkdir(join(repo, '.git'));
     const person: Person = { answer: 'deny', asked: [] };
-    const server = await serve(scope, person, []);
+    const server = await serve(e2e, scope, person, []);
     const handoff = await server.sh(`echo x > ${repo}/file.txt`);
     expect(handoff).toContain(`cannot be granted: it holds or lies in ${repo}/.git`);
     expect(person.asked).toHaveLength(0);
@@ -173,25 +181,27 @@ describe('write grants', () => {
     expect(existsSync(join(outside, 'file.txt'))).toBe(false);
   });
 
-  it('R7.18: "always" keeps the directory in the ledger for the scope: a new server writes there without asking', async () => {
+  it('R7.18: "always" keeps the directory in the ledger for the scope: a new server writes there without asking', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
-    const first = await serve(scope, { answer: 'always', asked: [] }, []);
+    const first = await serve(e2e, scope, { answer: 'always', asked: [] }, []);
     await first.sh(`echo x > ${outside}/a.txt`);
     const listed = await e2e.run(['grants', 'list'], { env: scope.env });
     expect(listed.stdout).toContain(`write ${outside}`);
     const later: Person = { answer: 'deny', asked: [] };
-    const second = await serve(scope, later, []);
+    const second = await serve(e2e, scope, later, []);
     await second.sh(`echo y > ${outside}/b.txt`);
     expect(await readFile(join(outside, 'b.txt'), 'utf8')).toBe('y\n');
     expect(later.asked).toHaveLength(0);
   });
 });
 
-describe('over HTTP', () => {
-  it.each([[[]], [['--session-isolation']]])(
+describe.concurrent('over HTTP', { timeout: 60_000 }, () => {
+  it.for([[], ['--session-isolation']])(
     'R7.18: the question reaches a Streamable HTTP client, and "session" lets the retried command through (%j)',
-    async (extra) => {
+    async (extra, { e2e }) => {
       const scope = await e2e.scope();
       const http = await httpBinary(e2e, scope, ['--network', 'proxy', ...extra]);
       const client = new Client(

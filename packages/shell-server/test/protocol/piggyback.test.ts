@@ -2,22 +2,20 @@
 // today's clients do not show the model); the next call of any tool carries the result before its
 // own, once; the call after that does not; `await` of the same id still answers. A result handed
 // over by `await` first is not carried again. The built binary, over stdio and Streamable HTTP.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { httpBinary, httpClient } from '../support/http.js';
 import {
-  E2E,
+  it,
   pushedId,
   structured,
   textOf,
   uniqueMarker,
   waitFor,
+  type E2E,
   type Operations,
   type RunningServer,
   type StartedResult,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const AT_ONCE = ['--inline-wait', '0'];
 
@@ -38,19 +36,21 @@ const shell = async (server: RunningServer, command: string) =>
   server.call('sandboxed_shell', { command, execution_mode: 'Synchronous' });
 
 const transports = [
-  ['stdio', async () => e2e.server(await e2e.scope(), AT_ONCE)],
+  ['stdio', async (e2e: E2E) => e2e.server(await e2e.scope(), AT_ONCE)],
   [
     'Streamable HTTP',
-    async () => {
+    async (e2e: E2E) => {
       const http = await httpBinary(e2e, await e2e.scope(), AT_ONCE);
       return httpClient(e2e, http.url, http);
     },
   ],
 ] as const;
 
-describe.each(transports)('over %s', (_, connect) => {
-  it('R2.7: the next call of any tool carries the finished result before its own, once; await still answers', async () => {
-    const server = await connect();
+describe.concurrent.each(transports)('over %s', { timeout: 60_000 }, (_, connect) => {
+  it('R2.7: the next call of any tool carries the finished result before its own, once; await still answers', async ({
+    e2e,
+  }) => {
+    const server = await connect(e2e);
     const marker = uniqueMarker();
     const id = await finishedUnseen(server, `sleep 1; echo ${marker}-done; exit 3`);
 
@@ -69,8 +69,8 @@ describe.each(transports)('over %s', (_, connect) => {
     expect(textOf(await server.call('await', { ids: [id] }))).toContain(`${marker}-done`);
   });
 
-  it('R2.7: a result await handed over already is not carried again', async () => {
-    const server = await connect();
+  it('R2.7: a result await handed over already is not carried again', async ({ e2e }) => {
+    const server = await connect(e2e);
     const marker = uniqueMarker();
     const id = await finishedUnseen(server, `sleep 1; echo ${marker}`);
     expect(textOf(await server.call('await', { ids: [id] }))).toContain(marker);
@@ -78,8 +78,8 @@ describe.each(transports)('over %s', (_, connect) => {
   });
 });
 
-describe('the carried result', () => {
-  it('R2.7: a long output is cut to its last lines, with how to get the whole', async () => {
+describe.concurrent('the carried result', { timeout: 60_000 }, () => {
+  it('R2.7: a long output is cut to its last lines, with how to get the whole', async ({ e2e }) => {
     const server = await e2e.server(await e2e.scope(), AT_ONCE);
     const id = await finishedUnseen(server, 'sleep 1; seq 1 5000');
     const text = textOf(await shell(server, 'true'));
@@ -90,8 +90,10 @@ describe('the carried result', () => {
   });
 });
 
-describe('Claude Code channel', () => {
-  it('R2.7: with --claude-channel the server declares claude/channel and sends each finished result that way too', async () => {
+describe.concurrent('Claude Code channel', { timeout: 60_000 }, () => {
+  it('R2.7: with --claude-channel the server declares claude/channel and sends each finished result that way too', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope(), [...AT_ONCE, '--claude-channel']);
     expect(server.client.getServerCapabilities()?.experimental).toHaveProperty(['claude/channel']);
     const marker = uniqueMarker();
@@ -114,7 +116,7 @@ describe('Claude Code channel', () => {
     });
   });
 
-  it('R2.7: without it, nothing is declared or sent', async () => {
+  it('R2.7: without it, nothing is declared or sent', async ({ e2e }) => {
     const server = await e2e.server(await e2e.scope(), AT_ONCE);
     expect(server.client.getServerCapabilities()?.experimental).toBeUndefined();
     await finishedUnseen(server, 'sleep 1; echo x');

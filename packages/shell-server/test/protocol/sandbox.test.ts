@@ -4,9 +4,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   structured,
   textOf,
   type CommandResult,
@@ -14,9 +14,6 @@ import {
   type RunningServer,
   type StartedResult,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 /** Runs a sandboxed_shell script (async) and awaits its result (inline or started). */
 async function shell(
@@ -36,8 +33,10 @@ async function shell(
   return finished;
 }
 
-describe('R7.1 scope checks', () => {
-  it('R7.1: a path argument outside the scope (../x, /etc/passwd) is refused with isError, and nothing runs', async () => {
+describe.concurrent('R7.1 scope checks', { timeout: 60_000 }, () => {
+  it('R7.1: a path argument outside the scope (../x, /etc/passwd) is refused with isError, and nothing runs', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     for (const path of ['../x', '/etc/passwd', '..', `${scope.dir}/../elsewhere`]) {
@@ -52,7 +51,9 @@ describe('R7.1 scope checks', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R7.1: a path inside the scope is resolved against the scope and passed as an absolute path', async () => {
+  it('R7.1: a path inside the scope is resolved against the scope and passed as an absolute path', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const result = await server.call('files_show', { path: 'sub/../notes.txt' });
@@ -60,7 +61,7 @@ describe('R7.1 scope checks', () => {
     expect(structured<CommandResult>(result).output).toBe(`show\n${scope.dir}/notes.txt\n`);
   });
 
-  it('R7.1: a symlink inside the scope that leads outside is refused', async () => {
+  it('R7.1: a symlink inside the scope that leads outside is refused', async ({ e2e }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await symlink(outside, join(scope.dir, 'escape'));
@@ -70,7 +71,9 @@ describe('R7.1 scope checks', () => {
     expect(textOf(result)).toContain(`it resolves to ${outside}/secret`);
   });
 
-  it('R7.1: a working_directory outside the scope is refused with isError, for sandboxed_shell and definition tools', async () => {
+  it('R7.1: a working_directory outside the scope is refused with isError, for sandboxed_shell and definition tools', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await symlink(outside, join(scope.dir, 'escape'));
@@ -88,7 +91,9 @@ describe('R7.1 scope checks', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R7.1: a working_directory inside the scope is used; a missing one is refused', async () => {
+  it('R7.1: a working_directory inside the scope is used; a missing one is refused', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     await mkdir(join(scope.dir, 'sub'));
     const server = await e2e.inProcess(scope);
@@ -107,7 +112,7 @@ describe('R7.1 scope checks', () => {
     expect(textOf(missing)).toContain('does not exist');
   });
 
-  it('R7.1: the filesystem root is refused as a scope at startup', async () => {
+  it('R7.1: the filesystem root is refused as a scope at startup', async ({ e2e }) => {
     const scope = await e2e.scope();
     const result = await e2e.run(['--mode', 'stdio', '--sandbox-scope', '/'], { env: scope.env });
     expect(result.code).not.toBe(0);
@@ -115,7 +120,7 @@ describe('R7.1 scope checks', () => {
     expect(result.stderr).toContain('the sandbox scope cannot be the filesystem root');
   });
 
-  it('R7.1: a scope that does not exist is refused at startup', async () => {
+  it('R7.1: a scope that does not exist is refused at startup', async ({ e2e }) => {
     const scope = await e2e.scope();
     const result = await e2e.run(
       ['--mode', 'stdio', '--sandbox-scope', join(scope.dir, 'missing')],
@@ -126,8 +131,10 @@ describe('R7.1 scope checks', () => {
   });
 });
 
-describe('R7.2 kernel sandbox', () => {
-  it('R7.2: a write outside the scope through sandboxed_shell fails with Permission denied and the file does not exist', async () => {
+describe.concurrent('R7.2 kernel sandbox', { timeout: 60_000 }, () => {
+  it('R7.2: a write outside the scope through sandboxed_shell fails with Permission denied and the file does not exist', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const target = join(outside, 'pwned.txt');
@@ -139,7 +146,9 @@ describe('R7.2 kernel sandbox', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('R7.2, R7.10: deleting, renaming, creating or reading outside the scope fails; the outside tree is untouched', async () => {
+  it('R7.2, R7.10: deleting, renaming, creating or reading outside the scope fails; the outside tree is untouched', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     await writeFile(join(outside, 'keep.txt'), 'original\n');
@@ -167,7 +176,7 @@ describe('R7.2 kernel sandbox', () => {
     );
   });
 
-  it('R7.2: writes inside the scope succeed', async () => {
+  it('R7.2: writes inside the scope succeed', async ({ e2e }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const result = await shell(
@@ -178,7 +187,7 @@ describe('R7.2 kernel sandbox', () => {
     expect(await readFile(join(scope.dir, 'out', 'file.txt'), 'utf8')).toBe('inside\n');
   });
 
-  it('R7.2: the temp directory stays writable (TMPDIR of the server)', async () => {
+  it('R7.2: the temp directory stays writable (TMPDIR of the server)', async ({ e2e }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const target = join(scope.tempDir, 'scratch.txt');
@@ -186,7 +195,9 @@ describe('R7.2 kernel sandbox', () => {
     expect(result).toMatchObject({ status: 'completed', output: 'scratch\n' });
   });
 
-  it('R7.2: a definition tool whose argument is not a checked path is still confined by the kernel', async () => {
+  it('R7.2: a definition tool whose argument is not a checked path is still confined by the kernel', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const server = await e2e.inProcess(scope);
@@ -204,7 +215,9 @@ describe('R7.2 kernel sandbox', () => {
     expect(existsSync(join(scope.dir, 'touched.txt'))).toBe(true);
   });
 
-  it('R7.2: a node process started from the sandbox cannot write outside either', async () => {
+  it('R7.2: a node process started from the sandbox cannot write outside either', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const outside = await e2e.outsideDir();
     const server = await e2e.inProcess(scope);

@@ -88,7 +88,7 @@ function idsByTool(
   return new Map(tools.map((tool) => [tool.name, tool.outputSchema?.['$id']]));
 }
 
-describe.concurrent('output schema ids', () => {
+describe.concurrent('output schema ids', { timeout: 60_000 }, () => {
   it('SPEC §3: every listed output schema has a content $id: equal schemas share one, different ones never do', async (context) => {
     const { e2e, scope } = await setup(context);
     const { tools } = await (await v1Client(e2e, scope)).listTools();

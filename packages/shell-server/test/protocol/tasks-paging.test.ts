@@ -64,7 +64,7 @@ async function createTasks(
   return ids;
 }
 
-describe.concurrent('tasks/list paging past a task that is gone', () => {
+describe.concurrent('tasks/list paging past a task that is gone', { timeout: 60_000 }, () => {
   it("SPEC §12: tasks/list: the next page lists the rest when the cursor's task has left the operations' history", async (context) => {
     const engine = await engineWithHistory(context, 4);
     const store = new OperationTaskStore(engine.operations, { pageSize: 2 });

@@ -9,23 +9,21 @@ import {
   TaskStatusNotificationSchema,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   processesMatching,
   structured,
   uniqueMarker,
   waitFor,
   type CommandResult,
   type Operations,
+  type E2E,
   type RunningServer,
 } from '../support/harness.js';
 import { httpBinary, httpServer, post, rawSession } from '../support/http.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
-async function taskServer(args: readonly string[] = []) {
+async function taskServer(e2e: E2E, args: readonly string[] = []) {
   const server = await e2e.inProcess(await e2e.scope(), args);
   const statuses: Task[] = [];
   server.client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
@@ -46,9 +44,11 @@ function startTask(
   );
 }
 
-describe('2025-11-25 tasks', () => {
-  it('SPEC §12: the server declares tasks, and every tool says whether it runs as a task', async () => {
-    const { server } = await taskServer(['--registry']);
+describe.concurrent('2025-11-25 tasks', { timeout: 60_000 }, () => {
+  it('SPEC §12: the server declares tasks, and every tool says whether it runs as a task', async ({
+    e2e,
+  }) => {
+    const { server } = await taskServer(e2e, ['--registry']);
     expect(server.client.getServerCapabilities()?.tasks).toEqual({
       list: {},
       cancel: {},
@@ -73,14 +73,17 @@ describe('2025-11-25 tasks', () => {
     }
   });
 
-  it('SPEC §12: a task-augmented call answers at once, even for a synchronous tool; the task is the operation, and tasks/result waits for it', async () => {
-    const { server, statuses } = await taskServer();
+  it('SPEC §12: a task-augmented call answers at once, even for a synchronous tool; the task is the operation, and tasks/result waits for it', async ({
+    e2e,
+  }) => {
+    const { server, statuses } = await taskServer(e2e);
     const started = Date.now();
+    // Long enough that an answer within a second, on a busy machine, was not waiting for it.
     const { task } = await startTask(server, 'sandboxed_shell', {
-      command: 'sleep 0.5; echo from-task',
+      command: 'sleep 1.5; echo from-task',
       execution_mode: 'Synchronous',
     });
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(Date.now() - started).toBeLessThan(1000);
     expect(task).toMatchObject({ status: 'working', ttl: 3_600_000, pollInterval: 1000 });
     expect(task.taskId).toMatch(/^op_/);
     // The same thing for status and await.
@@ -109,8 +112,10 @@ describe('2025-11-25 tasks', () => {
     expect(server.messages.filter((m) => JSON.stringify(m.data).includes(task.taskId))).toEqual([]);
   });
 
-  it('SPEC §12: a command that exits non-zero is a completed task with an isError result; a timeout is a failed task', async () => {
-    const { server } = await taskServer();
+  it('SPEC §12: a command that exits non-zero is a completed task with an isError result; a timeout is a failed task', async ({
+    e2e,
+  }) => {
+    const { server } = await taskServer(e2e);
     const { task: exited } = await startTask(server, 'sandboxed_shell', { command: 'exit 3' });
     const result = await server.client.experimental.tasks.getTaskResult(
       exited.taskId,
@@ -132,8 +137,8 @@ describe('2025-11-25 tasks', () => {
     });
   });
 
-  it('SPEC §12: tasks/cancel kills the processes, like cancel', async () => {
-    const { server, statuses } = await taskServer();
+  it('SPEC §12: tasks/cancel kills the processes, like cancel', async ({ e2e }) => {
+    const { server, statuses } = await taskServer(e2e);
     const marker = uniqueMarker();
     const { task } = await startTask(server, 'sandboxed_shell', {
       // exec -a: the process's name carries the marker (a warm shell's command line does not).
@@ -152,8 +157,8 @@ describe('2025-11-25 tasks', () => {
     );
   });
 
-  it('SPEC §12: many tasks at once all complete, each with its own result', async () => {
-    const { server } = await taskServer();
+  it('SPEC §12: many tasks at once all complete, each with its own result', async ({ e2e }) => {
+    const { server } = await taskServer(e2e);
     const created = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         startTask(server, 'sandboxed_shell', { command: `sleep 0.3; echo task-${String(i)}` }),
@@ -170,8 +175,8 @@ describe('2025-11-25 tasks', () => {
     expect(new Set(created.map(({ task }) => task.taskId)).size).toBe(20);
   });
 
-  it('SPEC §12: tasks/list lists the tasks of this connection', async () => {
-    const { server } = await taskServer();
+  it('SPEC §12: tasks/list lists the tasks of this connection', async ({ e2e }) => {
+    const { server } = await taskServer(e2e);
     const ids: string[] = [];
     for (const word of ['a', 'b', 'c']) {
       ids.push(
@@ -184,8 +189,10 @@ describe('2025-11-25 tasks', () => {
     expect(tasks.map((t) => t.taskId)).toEqual(ids);
   });
 
-  it('SPEC §12: the TTL asked for is honoured (at least 1 s): the finished task is then forgotten', async () => {
-    const { server } = await taskServer();
+  it('SPEC §12: the TTL asked for is honoured (at least 1 s): the finished task is then forgotten', async ({
+    e2e,
+  }) => {
+    const { server } = await taskServer(e2e);
     const { task } = await startTask(server, 'sandboxed_shell', { command: 'true' }, { ttl: 10 });
     expect(task.ttl).toBe(1000);
     await server.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
@@ -203,8 +210,10 @@ describe('2025-11-25 tasks', () => {
     expect(listed.operations[0]?.operation_id).toBe(task.taskId);
   });
 
-  it('SPEC §12: a tool that answers at once refuses a task (-32601); a refused call is a completed task whose result is the tool error', async () => {
-    const { server } = await taskServer();
+  it('SPEC §12: a tool that answers at once refuses a task (-32601); a refused call is a completed task whose result is the tool error', async ({
+    e2e,
+  }) => {
+    const { server } = await taskServer(e2e);
     await expect(startTask(server, 'status', {})).rejects.toThrow(/-32601.*never a task/);
     const { task } = await startTask(server, 'sandboxed_shell', {});
     expect(task).toMatchObject({
@@ -223,12 +232,12 @@ describe('2025-11-25 tasks', () => {
     );
   });
 
-  it.each([
+  it.for([
     ['shared', []],
     ['isolated', ['--session-isolation']],
-  ])(
+  ] as const)(
     "SPEC §12: over HTTP (%s sessions) a task outlives the request that made it, and is its session's alone",
-    async (_mode, args) => {
+    async ([, args], { e2e }) => {
       // The real binary: only it serves isolated sessions from processes of their own.
       const { url, headers } = await httpBinary(e2e, await e2e.scope(), args);
       const session = await rawSession(url, headers);
@@ -260,7 +269,9 @@ describe('2025-11-25 tasks', () => {
     },
   );
 
-  it('SPEC §12: over HTTP a task outlives a dropped stream: the client leaves in the middle of tasks/result, the command runs on, and a new tasks/result gets its output', async () => {
+  it('SPEC §12: over HTTP a task outlives a dropped stream: the client leaves in the middle of tasks/result, the command runs on, and a new tasks/result gets its output', async ({
+    e2e,
+  }) => {
     const { url } = await httpServer(e2e, await e2e.scope());
     const session = await rawSession(url);
     const headers = { 'mcp-session-id': session };

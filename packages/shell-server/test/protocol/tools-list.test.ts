@@ -1,14 +1,13 @@
 // tools/list over stdio with the SDK's Client: built-ins first, then the definitions in a
 // deterministic order, each with an inputSchema and an outputSchema; invalid files are skipped
 // and named in the log (R5.2).
-import { afterEach, describe, expect, it } from 'vitest';
-import { BUILT_INS, E2E, FIXTURE_TOOLS, readLog } from '../support/harness.js';
+import { describe, expect } from 'vitest';
+import { BUILT_INS, FIXTURE_TOOLS, it, readLog } from '../support/harness.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
-describe('tools/list', () => {
-  it('SPEC §3: lists sandboxed_shell, status, await, cancel and activate_tools first, then the definitions by definition name and declared leaf order', async () => {
+describe.concurrent('tools/list', { timeout: 60_000 }, () => {
+  it('SPEC §3: lists sandboxed_shell, status, await, cancel and activate_tools first, then the definitions by definition name and declared leaf order', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.inProcess(scope);
     const { tools } = await server.client.listTools();
@@ -22,7 +21,9 @@ describe('tools/list', () => {
     );
   });
 
-  it('SPEC §3: every tool has a description, an object inputSchema and an object outputSchema', async () => {
+  it('SPEC §3: every tool has a description, an object inputSchema and an object outputSchema', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     for (const tool of tools) {
@@ -50,7 +51,9 @@ describe('tools/list', () => {
     ]);
   });
 
-  it('SPEC §3: inputSchemas come from the definitions: properties, required, path format and the meta-parameters', async () => {
+  it('SPEC §3: inputSchemas come from the definitions: properties, required, path format and the meta-parameters', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     const schema = (name: string) => tools.find((tool) => tool.name === name)?.inputSchema;
@@ -79,7 +82,9 @@ describe('tools/list', () => {
     expect(schema('cancel')).toMatchObject({ required: ['id'] });
   });
 
-  it('R2.1: asynchronous tools carry the guidance to keep working while the result is pushed; synchronous ones do not', async () => {
+  it('R2.1: asynchronous tools carry the guidance to keep working while the result is pushed; synchronous ones do not', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope());
     const { tools } = await server.client.listTools();
     const description = (name: string) =>
@@ -91,13 +96,15 @@ describe('tools/list', () => {
     expect(description('e2e_sync')).not.toContain(guidance);
   });
 
-  it('SPEC §3: the server declares tools.listChanged and names itself', async () => {
+  it('SPEC §3: the server declares tools.listChanged and names itself', async ({ e2e }) => {
     const server = await e2e.inProcess(await e2e.scope());
     expect(server.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
     expect(server.client.getServerVersion()?.name).toBe('ahma');
   });
 
-  it('R5.2: an invalid tool file is skipped, the other files are listed, and the log file names it', async () => {
+  it('R5.2: an invalid tool file is skipped, the other files are listed, and the log file names it', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ invalid: true });
     const server = await e2e.inProcess(scope);
     const { tools } = await server.client.listTools();
@@ -113,7 +120,9 @@ describe('tools/list', () => {
     );
   });
 
-  it('R5.2: a tools directory holding only an invalid file still serves the built-ins', async () => {
+  it('R5.2: a tools directory holding only an invalid file still serves the built-ins', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true, invalid: true });
     const server = await e2e.inProcess(scope);
     expect((await server.client.listTools()).tools.map((tool) => tool.name)).toEqual([

@@ -3,6 +3,7 @@
 // sockets, and another process's files reached through /proc. In each case nothing outside may
 // change.
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,6 +12,7 @@ import {
   fileState,
   IDENTITIES,
   nodeState,
+  quote,
   redTeamFile,
   textOf,
   treeState,
@@ -168,16 +170,25 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   it("R7.6: another operation's output and request cannot be written or read through /proc/<pid>/fd or environ", async () => {
     // The victim prints, waits, prints: an attacker writing into its stdout (the pipe to the
     // zygote) would put words into its result; its fds 3 and 4 were its request channels.
+    // It runs beside the attacker (`service`: a second writer of the workspace would wait for it
+    // to end, and find no victim), and until the test releases it, however long the attack takes.
     const marker = `victim-${String(Date.now())}`;
-    const victim = await server().start(`echo start; exec -a ${marker} sleep 3; echo unreachable`);
+    const released = join(seat().scope, `${marker}.released`);
+    const loop = `until [ -e ${quote(released)} ]; do sleep 0.05; done`;
+    const victim = await server().start(
+      `echo start; exec -a ${marker} sh -c ${quote(loop)}; echo unreachable`,
+      { concurrency: 'service' },
+    );
     const attacker = await server().sh(
       `for i in $(seq 50); do p=$(pgrep -f '^${marker}') && break; sleep 0.05; done; ` +
+        '[ -n "$p" ] || { echo "no victim found"; exit 1; }; ' +
         'for fd in 0 1 2 3 4; do { echo INJECTED > /proc/$p/fd/$fd; } 2>/dev/null && echo "wrote $fd" || echo "refused $fd"; done; ' +
         'cat /proc/$p/environ >/dev/null 2>&1 && echo "read environ" || echo "refused environ"',
     );
     expect(attacker.output).toBe(
       'refused 0\nrefused 1\nrefused 2\nrefused 3\nrefused 4\nrefused environ\n',
     );
+    await writeFile(released, '');
     const result = await server().wait(victim, 10);
     expect(result?.output).toBe('start\n');
   });

@@ -725,6 +725,22 @@ export class Seat {
   }
 }
 
+/**
+ * The environment of a server that waits less at each step of stopping a command (SIGTERM, the
+ * helper's SIGKILL, the server's backstop, its watchdog, the zygote's answer): AHMA_TEST_TIMINGS,
+ * read by the runtime (runtime.ts). Only waits change, never what a command may reach; the
+ * defaults stay covered by the tests that do not use it.
+ */
+export const SHORT_STOP_WAITS: Readonly<Record<string, string>> = {
+  AHMA_TEST_TIMINGS: JSON.stringify({
+    graceMs: 500,
+    backstopSlackMs: 500,
+    watchdogMs: 1000,
+    zygoteAnswerMs: 500,
+    zygoteStopMs: 1000,
+  }),
+};
+
 // ---- vitest wiring ----------------------------------------------------------------------------
 
 export interface RedTeamFile {
@@ -762,7 +778,8 @@ export interface Confined {
  * tests; every test is skipped, with the reason, when the identity cannot run. The server is one
  * for all the describe's tests, or with `perTest` a fresh one for each test (closed after it), for
  * attacks that would spill into the next test if they succeeded. `prepare` runs before any server
- * starts (e.g. to put tool definitions in the scope).
+ * starts (e.g. to put tool definitions in the scope); `env` adds to the server's environment
+ * (SHORT_STOP_WAITS, say).
  */
 export function confined(
   file: RedTeamFile,
@@ -771,6 +788,7 @@ export function confined(
     args?: readonly string[];
     prepare?: (seat: Seat) => Promise<void>;
     perTest?: boolean;
+    env?: Readonly<Record<string, string>>;
   } = {},
 ): Confined {
   let seat: Seat | undefined;
@@ -779,12 +797,14 @@ export function confined(
     if (identity.skip !== undefined) return;
     seat = await Seat.create(identity, file.runDir());
     await options.prepare?.(seat);
-    if (options.perTest !== true) server = await seat.server(options.args ?? []);
+    if (options.perTest !== true) {
+      server = await seat.server(options.args ?? [], seat.scope, options.env);
+    }
   }, 60_000);
   beforeEach(async (context) => {
     if (identity.skip !== undefined) context.skip(identity.skip);
     if (options.perTest === true && seat !== undefined) {
-      server = await seat.server(options.args ?? []);
+      server = await seat.server(options.args ?? [], seat.scope, options.env);
     }
   }, 60_000);
   afterEach(async () => {

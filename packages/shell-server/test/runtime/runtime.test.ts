@@ -5,17 +5,22 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, structured, textOf, type CommandResult, type Scope } from '../support/harness.js';
+import { describe, expect } from 'vitest';
+import {
+  it,
+  structured,
+  textOf,
+  type CommandResult,
+  type E2E,
+  type Scope,
+} from '../support/harness.js';
 
-const e2e = new E2E();
 const npmInstalled = (process.env['PATH'] ?? '')
   .split(':')
   .some((dir) => dir !== '' && existsSync(join(dir, 'npm')));
-afterEach(() => e2e.cleanup());
 
 /** A scope whose server sees `home` as HOME. */
-async function scopeWithHome(): Promise<{ scope: Scope; home: string }> {
+async function scopeWithHome(e2e: E2E): Promise<{ scope: Scope; home: string }> {
   const scope = await e2e.scope({ noTools: true });
   const home = await e2e.outsideDir();
   return { scope: { ...scope, env: { ...scope.env, HOME: home } }, home };
@@ -38,9 +43,11 @@ async function projectToolNamingAndroid(scope: Scope): Promise<void> {
 const shell = async (server: Awaited<ReturnType<E2E['inProcess']>>, command: string) =>
   structured<CommandResult>(await server.call('sandboxed_shell', { command }));
 
-describe('sandbox profiles in the server', () => {
-  it('R7.14: a tool file in the scope naming a profile does not get it; the log names the flag that would', async () => {
-    const { scope, home } = await scopeWithHome();
+describe.concurrent('sandbox profiles in the server', { timeout: 60_000 }, () => {
+  it('R7.14: a tool file in the scope naming a profile does not get it; the log names the flag that would', async ({
+    e2e,
+  }) => {
+    const { scope, home } = await scopeWithHome(e2e);
     await projectToolNamingAndroid(scope);
     const server = await e2e.inProcess(scope, ['--sync', '--log-to-stderr']);
     const tools = (await server.client.listTools()).tools.map((tool) => tool.name);
@@ -54,8 +61,10 @@ describe('sandbox profiles in the server', () => {
     );
   });
 
-  it('R7.14: with --profile android the same server makes ~/.android and commands write there', async () => {
-    const { scope, home } = await scopeWithHome();
+  it('R7.14: with --profile android the same server makes ~/.android and commands write there', async ({
+    e2e,
+  }) => {
+    const { scope, home } = await scopeWithHome(e2e);
     await projectToolNamingAndroid(scope);
     const server = await e2e.inProcess(scope, [
       '--sync',
@@ -71,8 +80,10 @@ describe('sandbox profiles in the server', () => {
     expect((await shell(server, `touch ${home}/other`)).exit_code).not.toBe(0);
   });
 
-  it('R7.14: the bundles given to --tools enable their profiles at start (cargo: its caches, not ~/.cargo itself)', async () => {
-    const { scope, home } = await scopeWithHome();
+  it('R7.14: the bundles given to --tools enable their profiles at start (cargo: its caches, not ~/.cargo itself)', async ({
+    e2e,
+  }) => {
+    const { scope, home } = await scopeWithHome(e2e);
     await mkdir(join(home, '.cargo'));
     const server = await e2e.inProcess(scope, ['--sync', '--log-to-stderr', '--tools', 'cargo']);
     expect(server.stderr()).toMatch(/sandbox profiles enabled by the bundles given to --tools/);
@@ -81,8 +92,8 @@ describe('sandbox profiles in the server', () => {
     expect((await shell(server, `mkdir ${home}/.cargo/bin`)).exit_code).not.toBe(0);
   });
 
-  it('R7.14: --allow-write (~/) and --deny-read reach the commands', async () => {
-    const { scope, home } = await scopeWithHome();
+  it('R7.14: --allow-write (~/) and --deny-read reach the commands', async ({ e2e }) => {
+    const { scope, home } = await scopeWithHome(e2e);
     await mkdir(join(home, 'out'));
     await writeFile(join(home, 'secret.txt'), 'hidden');
     const server = await e2e.inProcess(scope, [
@@ -100,8 +111,8 @@ describe('sandbox profiles in the server', () => {
 
   it.skipIf(!npmInstalled)(
     'R7.14: a bundle revealed by the agent gets no profile; activate_tools answers with the flag that would enable it',
-    async () => {
-      const { scope, home } = await scopeWithHome();
+    async ({ e2e }) => {
+      const { scope, home } = await scopeWithHome(e2e);
       const server = await e2e.inProcess(scope);
       const result = await server.call('activate_tools', { action: 'reveal', bundle: 'npm' });
       expect(result.isError, textOf(result)).toBeFalsy();
@@ -122,9 +133,11 @@ describe('sandbox profiles in the server', () => {
   );
 });
 
-describe("Ahma's secret files named by path", () => {
-  it('R7.10: --http-token-file and AHMA_HTTP_CLIENT_TOKEN_PATH outside the private state are unreadable by commands', async () => {
-    const { scope, home } = await scopeWithHome();
+describe.concurrent("Ahma's secret files named by path", { timeout: 60_000 }, () => {
+  it('R7.10: --http-token-file and AHMA_HTTP_CLIENT_TOKEN_PATH outside the private state are unreadable by commands', async ({
+    e2e,
+  }) => {
+    const { scope, home } = await scopeWithHome(e2e);
     const httpToken = join(home, 'http-token');
     const oauthStore = join(home, 'oauth-store.json');
     await writeFile(httpToken, 'rt-http-token-in-home\n', { mode: 0o600 });

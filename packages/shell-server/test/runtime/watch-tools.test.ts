@@ -4,9 +4,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   sleep,
   structured,
   waitFor,
@@ -14,9 +14,6 @@ import {
   type RunningServer,
   type Scope,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const toolFile = (scope: Scope, name: string) => join(scope.dir, '.ahma', 'tools', `${name}.json`);
 
@@ -36,8 +33,10 @@ function countListChanged(server: RunningServer): () => number {
 const toolNames = async (server: RunningServer) =>
   (await server.client.listTools()).tools.map((tool) => tool.name);
 
-describe('hot reload', () => {
-  it('SPEC §6 hot reload: a new tool file appears with notifications/tools/list_changed and can be called', async () => {
+describe.concurrent('hot reload', { timeout: 60_000 }, () => {
+  it('SPEC §6 hot reload: a new tool file appears with notifications/tools/list_changed and can be called', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
@@ -50,7 +49,9 @@ describe('hot reload', () => {
     expect(result).toMatchObject({ status: 'completed', output: 'new-tool\n' });
   });
 
-  it('SPEC §6 hot reload: a changed file is swapped in; a broken edit keeps the last good definition (and says why)', async () => {
+  it('SPEC §6 hot reload: a changed file is swapped in; a broken edit keeps the last good definition (and says why)', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'edited'), echoTool('edited', 'one'));
     const server = await e2e.inProcess(scope, ['--log-to-stderr']);
@@ -73,7 +74,9 @@ describe('hot reload', () => {
     expect(structured<CommandResult>(await server.call('edited')).output).toBe('three\n');
   });
 
-  it('SPEC §6 hot reload: deleting a file removes its tools; a burst of changes is one reload', async () => {
+  it('SPEC §6 hot reload: deleting a file removes its tools; a burst of changes is one reload', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'doomed'), echoTool('doomed', 'x'));
     const server = await e2e.inProcess(scope);
@@ -92,7 +95,9 @@ describe('hot reload', () => {
     expect(changes() - before).toBeLessThanOrEqual(2);
   });
 
-  it('SPEC §6 hot reload: a tools directory created after start is loaded when it appears, and its removal removes its tools', async () => {
+  it('SPEC §6 hot reload: a tools directory created after start is loaded when it appears, and its removal removes its tools', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const dir = join(scope.dir, '.ahma', 'tools');
     await rm(dir, { recursive: true });
@@ -116,7 +121,9 @@ describe('hot reload', () => {
     await waitFor(async () => (await toolNames(server)).includes('again'), 'the directory again');
   });
 
-  it('SPEC §6 hot reload: a broken tool_guidance.json keeps its last good blocks, so the tools that use them stay', async () => {
+  it('SPEC §6 hot reload: a broken tool_guidance.json keeps its last good blocks, so the tools that use them stay', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const guidance = join(scope.dir, '.ahma', 'tools', 'tool_guidance.json');
     await writeFile(guidance, JSON.stringify({ guidance_blocks: { careful: 'Be careful.' } }));
@@ -141,7 +148,9 @@ describe('hot reload', () => {
     expect(await describe()).toBe('Be careful.\n\nEcho guided.');
   });
 
-  it('SPEC §6 hot reload: a save that changes nothing a client sees, or a non-JSON file, sends no list_changed', async () => {
+  it('SPEC §6 hot reload: a save that changes nothing a client sees, or a non-JSON file, sends no list_changed', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'steady'), echoTool('steady', 'x'));
     const server = await e2e.inProcess(scope);
@@ -155,7 +164,9 @@ describe('hot reload', () => {
     await waitFor(() => changes() === 1, 'tools/list_changed');
   });
 
-  it('SPEC §6 hot reload: --no-hot-reload keeps the tools as they were at start', async () => {
+  it('SPEC §6 hot reload: --no-hot-reload keeps the tools as they were at start', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope, ['--no-hot-reload']);
     const changes = countListChanged(server);

@@ -5,7 +5,8 @@
 // A server is either the BUILT binary (E2E.server: run the package build first) driven over stdio,
 // or the same runtime and MCP connection in the test process (E2E.inProcess) over
 // InMemoryTransport; both are driven with the SDK's real Client. Everything a test creates is
-// removed by E2E.cleanup().
+// removed by E2E.cleanup(); `it` below gives each test an E2E of its own, so that the tests of a
+// file can run at once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -27,14 +28,10 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { pino, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
-import { createLogger } from '../../src/cli/logging.js';
+import type { Logger } from 'pino';
+import { test } from 'vitest';
 import type { CommandResult } from '../../src/calls/results.js';
-import { createMcpServer } from '../../src/protocol/server.js';
-import { parseCommandLine } from '../../src/cli/options.js';
 import type { ServerOptions } from '../../src/runtime/settings.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(PACKAGE_DIR, 'bin', 'ahma-shell.js');
@@ -216,6 +213,11 @@ export class E2E {
    * (the scope's log file), or with --log-to-stderr to `stderr()` as the binary prints it.
    */
   async inProcess(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
+    // Loaded when first used: a file that only drives the binary does not compile the server.
+    const [{ createRuntime }, { createMcpServer }] = await Promise.all([
+      import('../../src/runtime/runtime.js'),
+      import('../../src/protocol/server.js'),
+    ]);
     const { options, logger, stderr } = await serverSetup(scope, ['--mode', 'stdio', ...args]);
     const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
     const connection = createMcpServer(runtime);
@@ -324,7 +326,8 @@ export class E2E {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    // Generous: the tests of a file run at once, and a busy machine may take seconds per start.
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000);
     return new Promise((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (code, signal) => {
@@ -361,6 +364,25 @@ export class E2E {
 }
 
 /**
+ * vitest's `it` with an E2E of the test's own, `it('…', async ({ e2e }) => …)`, cleaned up when the
+ * test ends (a cleanup error fails that test). Tests that only wait can then run at once
+ * (`describe.concurrent`): a file-wide `afterEach(() => e2e.cleanup())` would end the servers of
+ * the tests still running. Parameterised tests use `it.for`, whose callback gets the context too.
+ */
+export const it = test.extend<{ e2e: E2E }>({
+  // vitest reads a fixture's dependencies from its first parameter, which must be a pattern.
+  // eslint-disable-next-line no-empty-pattern
+  e2e: async ({}, use) => {
+    const e2e = new E2E();
+    try {
+      await use(e2e);
+    } finally {
+      await e2e.cleanup();
+    }
+  },
+});
+
+/**
  * What an in-process server is made from: the options of `args` (with `--sandbox-scope <scope>`)
  * and the log the binary would write: the scope's log file, or with --log-to-stderr its
  * human-readable lines (without colours), kept for `stderr()`.
@@ -375,6 +397,12 @@ export async function serverSetup(
   /** Writes to what `stderr()` returns, as the binary would write to its stderr. */
   writeStderr: (text: string) => void;
 }> {
+  const [{ parseCommandLine }, { createLogger }, { pino }, { PinoPretty }] = await Promise.all([
+    import('../../src/cli/options.js'),
+    import('../../src/cli/logging.js'),
+    import('pino'),
+    import('pino-pretty'),
+  ]);
   const parsed = parseCommandLine(['--sandbox-scope', scope.dir, ...args], scope.env);
   if (parsed.kind !== 'run') throw new Error(`not a server command line: ${args.join(' ')}`);
   const { options } = parsed;

@@ -7,12 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  startHttpServer,
-  type HttpServer,
-  type HttpServerOptions,
-} from '../../src/transports/http/server.js';
-import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import type { HttpServer, HttpServerOptions } from '../../src/transports/http/server.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 import { BIN, serverSetup, waitFor, type E2E, type RunningServer, type Scope } from './harness.js';
 
 export interface InProcessHttp {
@@ -34,6 +30,11 @@ export async function httpServer(
   args: readonly string[] = [],
   options: Partial<HttpServerOptions> = {},
 ): Promise<InProcessHttp> {
+  // Loaded when first used: a file that only drives the binary does not compile the server.
+  const [{ startHttpServer }, { createRuntime }] = await Promise.all([
+    import('../../src/transports/http/server.js'),
+    import('../../src/runtime/runtime.js'),
+  ]);
   const setup = await serverSetup(scope, ['--mode', 'http', '--http-port', '0', ...args]);
   const { options: parsed, logger } = setup;
   const runtime = await createRuntime({ options: parsed, env: scope.env, cwd: scope.dir, logger });
@@ -114,7 +115,7 @@ export async function httpBinary(
   const url = await waitFor(
     () => /ahma-shell: listening on (http:\/\/\S+)\n/.exec(stderr)?.[1],
     'the server to print its URL',
-    15_000,
+    45_000, // generous: the tests of a file run at once, and a busy machine starts slowly
   );
   if (child.pid === undefined) throw new Error('the server has no pid');
   const tokenFile = /the token is in (\S+)\n/.exec(stderr)?.[1];

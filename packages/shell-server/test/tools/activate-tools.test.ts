@@ -7,9 +7,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   PACKAGE_DIR,
   sleep,
   structured,
@@ -19,9 +19,6 @@ import {
   type RunningServer,
   type Scope,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const CATALOG_DIR = join(PACKAGE_DIR, '..', '..', 'tools');
 
@@ -102,8 +99,10 @@ const echoTool = (name: string, word: string) =>
 
 const toolFile = (scope: Scope, name: string) => join(scope.dir, '.ahma', 'tools', `${name}.json`);
 
-describe('bundles on demand', () => {
-  it('SPEC §3 bundles: list shows the installed bundles with summary, tool count and whether each is revealed (--tools reveals from the start)', async () => {
+describe.concurrent('bundles on demand', { timeout: 60_000 }, () => {
+  it('SPEC §3 bundles: list shows the installed bundles with summary, tool count and whether each is revealed (--tools reveals from the start)', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope, ['--tools', 'git']);
     const { text, listing } = await list(server);
@@ -142,7 +141,9 @@ describe('bundles on demand', () => {
     expect(one.bundles.map((b) => b.name)).toEqual(['file-tools']);
   });
 
-  it('SPEC §3 bundles: reveal sends tools/list_changed and serves the bundle, whose tools run in the sandbox', async () => {
+  it('SPEC §3 bundles: reveal sends tools/list_changed and serves the bundle, whose tools run in the sandbox', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(join(scope.dir, 'notes.txt'), 'one\n');
     const server = await e2e.inProcess(scope);
@@ -171,7 +172,9 @@ describe('bundles on demand', () => {
     expect(status.output).toContain('notes.txt');
   });
 
-  it('SPEC §3 bundles: revealing an already revealed bundle is a success without a second tools/list_changed', async () => {
+  it('SPEC §3 bundles: revealing an already revealed bundle is a success without a second tools/list_changed', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope, ['--tools', 'file-tools']);
     const changes = countListChanged(server);
@@ -193,7 +196,9 @@ describe('bundles on demand', () => {
     expect(changes()).toBe(1);
   });
 
-  it('SPEC §3 bundles: two concurrent reveals of one bundle both answer with its tools, and tools/list_changed is sent once', async () => {
+  it('SPEC §3 bundles: two concurrent reveals of one bundle both answer with its tools, and tools/list_changed is sent once', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
@@ -216,7 +221,7 @@ describe('bundles on demand', () => {
     expect(changes()).toBe(1);
   });
 
-  it('SPEC §3 bundles: a revealed bundle survives hot reloads', async () => {
+  it('SPEC §3 bundles: a revealed bundle survives hot reloads', async ({ e2e }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
@@ -230,7 +235,9 @@ describe('bundles on demand', () => {
     expect(names).toContain('file-tools_wc');
   });
 
-  it("SPEC §3 bundles, R1.2: a project tool file with a bundle's name still replaces it after a reveal", async () => {
+  it("SPEC §3 bundles, R1.2: a project tool file with a bundle's name still replaces it after a reveal", async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'git'), echoTool('git', 'local-git'));
     const server = await e2e.inProcess(scope);
@@ -248,7 +255,9 @@ describe('bundles on demand', () => {
     });
   });
 
-  it("SPEC §3 bundles, R1.2: a bundle replaced by a project tool file is reported with the served file's availability, and revealing it succeeds", async () => {
+  it("SPEC §3 bundles, R1.2: a bundle replaced by a project tool file is reported with the served file's availability, and revealing it succeeds", async ({
+    e2e,
+  }) => {
     // gh is missing on this PATH; the project's gh.json runs git, which is there.
     const dirs = ['/usr/bin', '/bin'];
     expect(onPath('gh', dirs), 'gh must be missing from /usr/bin:/bin').toBe(false);
@@ -289,7 +298,9 @@ describe('bundles on demand', () => {
     expect(changes()).toBe(0);
   });
 
-  it('SPEC §3 bundles: an unknown bundle is a tool error with a did-you-mean, and nothing of the call is revealed', async () => {
+  it('SPEC §3 bundles: an unknown bundle is a tool error with a did-you-mean, and nothing of the call is revealed', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope);
     const changes = countListChanged(server);
@@ -309,7 +320,9 @@ describe('bundles on demand', () => {
     expect(textOf(listed)).toContain('Did you mean "python"?');
   });
 
-  it('SPEC §3 bundles: reveal needs a bundle name; bad arguments are a tool error naming the field', async () => {
+  it('SPEC §3 bundles: reveal needs a bundle name; bad arguments are a tool error naming the field', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope({ noTools: true }));
     const missing = await server.call('activate_tools', { action: 'reveal' });
     expect(missing.isError).toBe(true);
@@ -319,7 +332,9 @@ describe('bundles on demand', () => {
     expect(textOf(wrong)).toMatch(/Invalid arguments for activate_tools:[^]*action/);
   });
 
-  it('SPEC §3 bundles: a bundle whose program is not installed is listed apart, and revealing it is a tool error with its install instructions', async () => {
+  it('SPEC §3 bundles: a bundle whose program is not installed is listed apart, and revealing it is a tool error with its install instructions', async ({
+    e2e,
+  }) => {
     // A PATH without the user's tool directories (~/.cargo/bin, pyenv shims, …): some bundled
     // programs are then missing for real, and the server's probes must say so.
     const dirs = ['/usr/bin', '/bin'];
@@ -366,7 +381,9 @@ describe('bundles on demand', () => {
     expect(changes()).toBe(0);
   });
 
-  it('SPEC §3 bundles: the initialize instructions say to prefer these tools, how async results arrive, and name activate_tools', async () => {
+  it('SPEC §3 bundles: the initialize instructions say to prefer these tools, how async results arrive, and name activate_tools', async ({
+    e2e,
+  }) => {
     const server = await e2e.inProcess(await e2e.scope({ noTools: true }));
     const instructions = server.client.getInstructions() ?? '';
     expect(instructions.length).toBeGreaterThan(0);
@@ -379,7 +396,9 @@ describe('bundles on demand', () => {
     expect(instructions).toContain('activate_tools');
   });
 
-  it('SPEC §7 --no-tool-discovery: activate_tools is neither listed nor callable nor in the instructions; --tools still works', async () => {
+  it('SPEC §7 --no-tool-discovery: activate_tools is neither listed nor callable nor in the instructions; --tools still works', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     for (const server of [
       await e2e.inProcess(scope, ['--no-tool-discovery', '--tools', 'file-tools']),
@@ -399,7 +418,7 @@ describe('bundles on demand', () => {
     }
   });
 
-  it('R5.2: a tool file named activate_tools is refused; the built-in stays', async () => {
+  it('R5.2: a tool file named activate_tools is refused; the built-in stays', async ({ e2e }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(toolFile(scope, 'activate_tools'), echoTool('activate_tools', 'hijack'));
     const server = await e2e.inProcess(scope, ['--log-to-stderr']);

@@ -3,14 +3,13 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, structured, textOf, type CommandResult } from '../support/harness.js';
+import { describe, expect } from 'vitest';
+import { it, structured, textOf, type CommandResult } from '../support/harness.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
-describe('the bundled catalog', () => {
-  it("R1.2: --tools git,file-tools lists their tools beside the project's, and they run in the sandbox", async () => {
+describe.concurrent('the bundled catalog', { timeout: 60_000 }, () => {
+  it("R1.2: --tools git,file-tools lists their tools beside the project's, and they run in the sandbox", async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(join(scope.dir, 'notes.txt'), 'one\ntwo\n');
     const server = await e2e.inProcess(scope, ['--tools', 'git,file-tools']);
@@ -33,7 +32,9 @@ describe('the bundled catalog', () => {
     expect(status.output).toContain('notes.txt');
   });
 
-  it('SPEC §2 argv: git_log with a revision starting with "-" is a tool error naming the field; git never runs', async () => {
+  it('SPEC §2 argv: git_log with a revision starting with "-" is a tool error naming the field; git never runs', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     const server = await e2e.inProcess(scope, ['--tools', 'git']);
     expect(structured<CommandResult>(await server.call('git_init', {})).status).toBe('completed');

@@ -2,18 +2,15 @@
 // `pty: true` answers `print(6*7)` with 42 through write_stdin; `tty` prints a /dev/pts path;
 // `stdin: "open"` feeds a plain pipe; cancel ends a waiting REPL; a command that is not
 // interactive, or has ended, is refused; an idle one is ended by the server.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   structured,
   textOf,
   waitFor,
   type RunningServer,
   type StartedResult,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 /** Starts an interactive command and returns its operation id (it is still running). */
 async function start(server: RunningServer, args: Record<string, unknown>): Promise<string> {
@@ -25,8 +22,10 @@ async function start(server: RunningServer, args: Record<string, unknown>): Prom
 const write = async (server: RunningServer, id: string, input: string, waitMs = 5000) =>
   server.call('write_stdin', { id, input, wait_ms: waitMs });
 
-describe('interactive commands', () => {
-  it('R15.4: python3 -i under pty: true answers print(6*7) with 42 through write_stdin, and exit() ends it', async () => {
+describe.concurrent('interactive commands', { timeout: 60_000 }, () => {
+  it('R15.4: python3 -i under pty: true answers print(6*7) with 42 through write_stdin, and exit() ends it', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope());
     const id = await start(server, { command: 'python3 -i -q', pty: true });
     const answer = await write(server, id, 'print(6*7)\n');
@@ -39,7 +38,9 @@ describe('interactive commands', () => {
     expect(done).toMatchObject({ status: 'completed', exit_code: 0 });
   });
 
-  it('R15.4: a pty command has a terminal of its own (tty prints /dev/pts/N), TERM and its size', async () => {
+  it('R15.4: a pty command has a terminal of its own (tty prints /dev/pts/N), TERM and its size', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope());
     const result = await server.call('sandboxed_shell', {
       command: 'tty; echo "$TERM"; stty size',
@@ -51,7 +52,7 @@ describe('interactive commands', () => {
     expect(text).toContain('40 120');
   });
 
-  it('R15.4: stdin "open" feeds a plain pipe (no terminal)', async () => {
+  it('R15.4: stdin "open" feeds a plain pipe (no terminal)', async ({ e2e }) => {
     const server = await e2e.server(await e2e.scope());
     const id = await start(server, {
       command: 'test -t 0 || echo no-terminal; read line; echo "got $line"',
@@ -61,7 +62,9 @@ describe('interactive commands', () => {
     expect(textOf(answer)).toContain('got hello');
   });
 
-  it('R15.4: cancel ends a waiting REPL; writing to an ended or a non-interactive command is refused', async () => {
+  it('R15.4: cancel ends a waiting REPL; writing to an ended or a non-interactive command is refused', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
     const id = await start(server, { command: 'python3 -i -q', pty: true });
     await server.call('cancel', { id });
@@ -78,7 +81,9 @@ describe('interactive commands', () => {
     expect(textOf(await write(server, 'op_nope', 'x\n'))).toContain('no operation op_nope');
   });
 
-  it('R15.4: the terminal is the command’s own: TIOCSTI is refused and writes stay confined', async () => {
+  it('R15.4: the terminal is the command’s own: TIOCSTI is refused and writes stay confined', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope());
     const outside = await e2e.outsideDir();
     const text = textOf(

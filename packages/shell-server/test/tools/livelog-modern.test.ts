@@ -6,26 +6,20 @@
 // raw JSON-RPC with the `_meta` envelope over its HTTP; the endpoint is llm-server.ts.
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   processesMatching,
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type Operations,
   type Scope,
 } from '../support/harness.js';
 import { httpBinary } from '../support/http.js';
 import { modernStdioClient } from '../support/modern-client.js';
 import { LlmServer } from '../support/llm-server.js';
-
-const e2e = new E2E();
-const endpoints: LlmServer[] = [];
-afterEach(async () => {
-  await e2e.cleanup();
-  await Promise.all(endpoints.splice(0).map((endpoint) => endpoint.stop()));
-});
 
 const MODERN = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -49,10 +43,10 @@ interface Watched {
 }
 
 /** A scope whose only tool is "watch", a livelog tool following `tail -F <log>`. */
-async function watched(): Promise<Watched> {
+async function watched(e2e: E2E): Promise<Watched> {
   const llm = new LlmServer();
-  endpoints.push(llm);
   await llm.start();
+  e2e.onCleanup(() => llm.stop());
   const scope = await e2e.scope({ noTools: true });
   const marker = uniqueMarker();
   const log = `app-${marker}.log`;
@@ -96,98 +90,106 @@ function expectStartedWithoutPushes(structured: unknown, text: string): string {
   return id;
 }
 
-describe('a livelog tool in the 2026-07-28 era without the tasks extension', () => {
-  it('SPEC §12, SPEC §2 livelog: over stdio (SDK v2 client) the call answers at once with the operation id; the monitor runs, `status` and `cancel` reach it, and its processes die', async () => {
-    const { scope, llm, log, marker } = await watched();
-    const client = await modernStdioClient(e2e, scope);
-    expect(client.getProtocolEra()).toBe('modern');
+describe.concurrent(
+  'a livelog tool in the 2026-07-28 era without the tasks extension',
+  { timeout: 60_000 },
+  () => {
+    it('SPEC §12, SPEC §2 livelog: over stdio (SDK v2 client) the call answers at once with the operation id; the monitor runs, `status` and `cancel` reach it, and its processes die', async ({
+      e2e,
+    }) => {
+      const { scope, llm, log, marker } = await watched(e2e);
+      const client = await modernStdioClient(e2e, scope);
+      expect(client.getProtocolEra()).toBe('modern');
 
-    // The tool's description tells this era's truth: no alert will arrive while it runs.
-    const { tools } = await client.listTools();
-    const description = tools.find((tool) => tool.name === 'watch')?.description ?? '';
-    expect(description).toContain('cannot reach you');
-    expect(description).not.toContain('notifications/message');
-    expect(description).not.toContain('keeps the call open');
+      // The tool's description tells this era's truth: no alert will arrive while it runs.
+      const { tools } = await client.listTools();
+      const description = tools.find((tool) => tool.name === 'watch')?.description ?? '';
+      expect(description).toContain('cannot reach you');
+      expect(description).not.toContain('notifications/message');
+      expect(description).not.toContain('keeps the call open');
 
-    const started = await client.callTool(
-      { name: 'watch', arguments: {} },
-      { timeout: ANSWER_WITHIN_MS },
-    );
-    expect(started.isError ?? false).toBe(false);
-    const id = expectStartedWithoutPushes(
-      started.structuredContent,
-      started.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'),
-    );
-    await waitFor(async () => (await processesMatching(marker)).length > 0, 'tail -F to run');
+      const started = await client.callTool(
+        { name: 'watch', arguments: {} },
+        { timeout: ANSWER_WITHIN_MS },
+      );
+      expect(started.isError ?? false).toBe(false);
+      const id = expectStartedWithoutPushes(
+        started.structuredContent,
+        started.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'),
+      );
+      await waitFor(async () => (await processesMatching(marker)).length > 0, 'tail -F to run');
 
-    // The monitor works: a line appended to the followed file is checked by the endpoint.
-    await appendFile(join(scope.dir, log), 'PANIC in worker 3\n');
-    await waitFor(() => llm.chunks().includes('PANIC in worker 3'), 'the chunk to be checked');
-    const status = await client.callTool({ name: 'status', arguments: { ids: [id] } });
-    expect((status.structuredContent as Operations).operations[0]).toMatchObject({
-      operation_id: id,
-      status: 'running',
+      // The monitor works: a line appended to the followed file is checked by the endpoint.
+      await appendFile(join(scope.dir, log), 'PANIC in worker 3\n');
+      await waitFor(() => llm.chunks().includes('PANIC in worker 3'), 'the chunk to be checked');
+      const status = await client.callTool({ name: 'status', arguments: { ids: [id] } });
+      expect((status.structuredContent as Operations).operations[0]).toMatchObject({
+        operation_id: id,
+        status: 'running',
+      });
+
+      const cancelled = await client.callTool({ name: 'cancel', arguments: { id } });
+      const result = cancelled.structuredContent as CommandResult;
+      expect(result).toMatchObject({ operation_id: id, status: 'cancelled' });
+      // The final result counts what the model found, which this era could not push.
+      expect(result.output).toContain('1 issue found; 1 alert raised');
+      expect(await processesMatching(marker)).toEqual([]);
     });
 
-    const cancelled = await client.callTool({ name: 'cancel', arguments: { id } });
-    const result = cancelled.structuredContent as CommandResult;
-    expect(result).toMatchObject({ operation_id: id, status: 'cancelled' });
-    // The final result counts what the model found, which this era could not push.
-    expect(result.output).toContain('1 issue found; 1 alert raised');
-    expect(await processesMatching(marker)).toEqual([]);
-  });
+    it('SPEC §12, SPEC §2 livelog: over HTTP (raw, `_meta` envelope) the call answers at once with the operation id; with the tasks extension it is a task that tasks/cancel kills', async ({
+      e2e,
+    }) => {
+      const { scope, marker } = await watched(e2e);
+      const { url, headers } = await httpBinary(e2e, scope);
+      const call = async (
+        id: number,
+        method: string,
+        params: Record<string, unknown>,
+        tasks = false,
+      ) => {
+        const name = params['name'] ?? params['taskId'];
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'mcp-protocol-version': MODERN,
+            'mcp-method': method,
+            ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+            ...headers,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method,
+            params: { ...params, _meta: envelope(tasks) },
+          }),
+          signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+        });
+        return ((await response.json()) as { result: Record<string, unknown> }).result;
+      };
 
-  it('SPEC §12, SPEC §2 livelog: over HTTP (raw, `_meta` envelope) the call answers at once with the operation id; with the tasks extension it is a task that tasks/cancel kills', async () => {
-    const { scope, marker } = await watched();
-    const { url, headers } = await httpBinary(e2e, scope);
-    const call = async (
-      id: number,
-      method: string,
-      params: Record<string, unknown>,
-      tasks = false,
-    ) => {
-      const name = params['name'] ?? params['taskId'];
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'mcp-protocol-version': MODERN,
-          'mcp-method': method,
-          ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-          ...headers,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method,
-          params: { ...params, _meta: envelope(tasks) },
-        }),
-        signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
-      });
-      return ((await response.json()) as { result: Record<string, unknown> }).result;
-    };
+      const started = (await call(1, 'tools/call', { name: 'watch', arguments: {} })) as {
+        structuredContent?: unknown;
+        content: { text: string }[];
+      };
+      const id = expectStartedWithoutPushes(
+        started.structuredContent,
+        started.content.map((part) => part.text).join('\n'),
+      );
+      await waitFor(async () => (await processesMatching(marker)).length > 0, 'tail -F to run');
+      const cancelled = (await call(2, 'tools/call', { name: 'cancel', arguments: { id } })) as {
+        structuredContent: CommandResult;
+      };
+      expect(cancelled.structuredContent).toMatchObject({ operation_id: id, status: 'cancelled' });
+      expect(await processesMatching(marker)).toEqual([]);
 
-    const started = (await call(1, 'tools/call', { name: 'watch', arguments: {} })) as {
-      structuredContent?: unknown;
-      content: { text: string }[];
-    };
-    const id = expectStartedWithoutPushes(
-      started.structuredContent,
-      started.content.map((part) => part.text).join('\n'),
-    );
-    await waitFor(async () => (await processesMatching(marker)).length > 0, 'tail -F to run');
-    const cancelled = (await call(2, 'tools/call', { name: 'cancel', arguments: { id } })) as {
-      structuredContent: CommandResult;
-    };
-    expect(cancelled.structuredContent).toMatchObject({ operation_id: id, status: 'cancelled' });
-    expect(await processesMatching(marker)).toEqual([]);
-
-    // Opted in, the same call is a task (nothing about it changed), cancelled through the task.
-    const task = await call(3, 'tools/call', { name: 'watch', arguments: {} }, true);
-    expect(task).toMatchObject({ resultType: 'task', status: 'working' });
-    await waitFor(async () => (await processesMatching(marker)).length > 0, 'tail -F to run');
-    await call(4, 'tasks/cancel', { taskId: task['taskId'] }, true);
-    expect(await processesMatching(marker)).toEqual([]);
-  });
-});
+      // Opted in, the same call is a task (nothing about it changed), cancelled through the task.
+      const task = await call(3, 'tools/call', { name: 'watch', arguments: {} }, true);
+      expect(task).toMatchObject({ resultType: 'task', status: 'working' });
+      await waitFor(async () => (await processesMatching(marker)).length > 0, 'tail -F to run');
+      await call(4, 'tasks/cancel', { taskId: task['taskId'] }, true);
+      expect(await processesMatching(marker)).toEqual([]);
+    });
+  },
+);

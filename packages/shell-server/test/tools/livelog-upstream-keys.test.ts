@@ -92,7 +92,7 @@ async function finished(
   return result;
 }
 
-describe.concurrent('livelog tools: upstream keys', () => {
+describe.concurrent('livelog tools: upstream keys', { timeout: 60_000 }, () => {
   it('SPEC §2 livelog: call parameters reach source_args and env as literal values; shell metacharacters stay text', async (context) => {
     const script = 'printf "arg=%s\\n" "$@"; echo "env=$ANDROID_SERIAL"';
     const w = await watch(context, script, {

@@ -1,6 +1,7 @@
 // Livelog tools (SPEC §2 Compatibility, §3): the runtime in this process with the SDK's real
 // Client over InMemoryTransport, the source in the real sandbox, and a small OpenAI-compatible endpoint started by
-// the test (llm-server.ts). Alerts arrive as notifications/message warnings.
+// the test (llm-server.ts). Alerts arrive as notifications/message warnings. Each test has its own
+// server and endpoint; they run at once.
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,10 +9,10 @@ import {
   LoggingMessageNotificationSchema,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   descendantsOf,
-  E2E,
+  it,
   processesMatching,
   readLog,
   sleep,
@@ -20,19 +21,13 @@ import {
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type Operations,
   type RunningServer,
   type Scope,
   type StartedResult,
 } from '../support/harness.js';
 import { LlmServer } from '../support/llm-server.js';
-
-const e2e = new E2E();
-const endpoints: LlmServer[] = [];
-afterEach(async () => {
-  await e2e.cleanup();
-  await Promise.all(endpoints.splice(0).map((endpoint) => endpoint.stop()));
-});
 
 type Alert = LoggingMessageNotification['params'];
 
@@ -49,15 +44,16 @@ interface Monitor {
   alerts(): { operation_id: string; tool: string; alert: string; chunk: string }[];
 }
 
-async function endpoint(): Promise<LlmServer> {
+async function endpoint(e2e: E2E): Promise<LlmServer> {
   const llm = new LlmServer();
-  endpoints.push(llm);
   await llm.start();
+  e2e.onCleanup(() => llm.stop());
   return llm;
 }
 
 /** A server whose only tool file is a livelog tool "watch" running `bash -c script`. */
 async function monitor(
+  e2e: E2E,
   script: string,
   livelog: Record<string, unknown>,
   env: Record<string, string> = {},
@@ -119,10 +115,12 @@ async function cancel(server: RunningServer, id: string): Promise<CommandResult>
 
 const provider = (llm: LlmServer) => ({ llm_provider: { base_url: llm.baseUrl, model: 'tiny' } });
 
-describe('livelog tools', () => {
-  it('SPEC §2 livelog: a reply other than CLEAN is pushed as a warning alert with the chunk', async () => {
-    const llm = await endpoint();
-    const m = await monitor('echo all good; sleep 0.3; echo PANIC in worker 3', provider(llm));
+describe.concurrent('livelog tools', { timeout: 60_000 }, () => {
+  it('SPEC §2 livelog: a reply other than CLEAN is pushed as a warning alert with the chunk', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
+    const m = await monitor(e2e, 'echo all good; sleep 0.3; echo PANIC in worker 3', provider(llm));
     const id = await m.start();
     const [finished] = structured<Operations>(
       await m.server.call('await', { ids: [id], timeout_seconds: 30 }),
@@ -149,9 +147,11 @@ describe('livelog tools', () => {
     );
   });
 
-  it('SPEC §2 livelog: lines are chunked by chunk_max_lines, and the rest goes after chunk_max_seconds', async () => {
-    const llm = await endpoint();
-    const m = await monitor('for i in 1 2 3 4 5 6 7; do echo line $i; done; sleep 300', {
+  it('SPEC §2 livelog: lines are chunked by chunk_max_lines, and the rest goes after chunk_max_seconds', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
+    const m = await monitor(e2e, 'for i in 1 2 3 4 5 6 7; do echo line $i; done; sleep 300', {
       ...provider(llm),
       chunk_max_lines: 3,
       chunk_max_seconds: 2,
@@ -163,9 +163,11 @@ describe('livelog tools', () => {
     expect(m.alerts()).toEqual([]);
   });
 
-  it('SPEC §2 livelog: a quiet source is still checked: a chunk goes chunk_max_seconds after its first line', async () => {
-    const llm = await endpoint();
-    const m = await monitor('echo first; sleep 3; echo second; sleep 300', {
+  it('SPEC §2 livelog: a quiet source is still checked: a chunk goes chunk_max_seconds after its first line', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
+    const m = await monitor(e2e, 'echo first; sleep 3; echo second; sleep 300', {
       ...provider(llm),
       chunk_max_lines: 50,
       chunk_max_seconds: 1,
@@ -178,9 +180,11 @@ describe('livelog tools', () => {
     expect(llm.chunks()).toEqual(['first', 'second']);
   });
 
-  it('SPEC §2 livelog: cooldown_seconds allows one alert; the issues found meanwhile are counted in the result', async () => {
-    const llm = await endpoint();
-    const m = await monitor('for i in 1 2 3; do echo PANIC $i; sleep 0.3; done; sleep 300', {
+  it('SPEC §2 livelog: cooldown_seconds allows one alert; the issues found meanwhile are counted in the result', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
+    const m = await monitor(e2e, 'for i in 1 2 3; do echo PANIC $i; sleep 0.3; done; sleep 300', {
       ...provider(llm),
       cooldown_seconds: 600,
     });
@@ -195,11 +199,13 @@ describe('livelog tools', () => {
     );
   });
 
-  it('SPEC §2 livelog: an unreachable endpoint is reported once, the source keeps running, and the endpoint is used once it is back', async () => {
+  it('SPEC §2 livelog: an unreachable endpoint is reported once, the source keeps running, and the endpoint is used once it is back', async ({
+    e2e,
+  }) => {
     const llm = new LlmServer();
-    endpoints.push(llm);
+    e2e.onCleanup(() => llm.stop());
     const baseUrl = await llm.reservePort();
-    const m = await monitor('while :; do echo PANIC tick; sleep 0.3; done', {
+    const m = await monitor(e2e, 'while :; do echo PANIC tick; sleep 0.3; done', {
       llm_provider: { base_url: baseUrl, model: 'tiny' },
     });
     const id = await m.start();
@@ -228,10 +234,12 @@ describe('livelog tools', () => {
     expect(result.output).toMatch(/chunks? not checked: the endpoint failed/);
   });
 
-  it('SPEC §2 livelog: llm_timeout_seconds bounds a request to an endpoint that never answers', async () => {
-    const llm = await endpoint();
+  it('SPEC §2 livelog: llm_timeout_seconds bounds a request to an endpoint that never answers', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
     llm.mode = 'hang';
-    const m = await monitor('echo hello; sleep 300', {
+    const m = await monitor(e2e, 'echo hello; sleep 300', {
       ...provider(llm),
       llm_timeout_seconds: 1,
     });
@@ -244,37 +252,13 @@ describe('livelog tools', () => {
     expect(await statusOf(m.server, id)).toBe('running');
   });
 
-  it('SPEC §3 cancel: cancelling a livelog operation kills its source tree; no process of it survives', async () => {
-    const llm = await endpoint();
-    const marker = uniqueMarker();
-    const m = await monitor(
-      [
-        `setsid bash -c 'exec -a ${marker}-grandchild sleep 300' </dev/null >/dev/null 2>&1 &`,
-        `echo watching; exec -a ${marker}-child sleep 300`,
-      ].join('\n'),
-      provider(llm),
-    );
-    const id = await m.start();
-    const seen = await waitFor(async () => {
-      const found = await processesMatching(marker);
-      return found.length >= 2 ? found : undefined;
-    }, 'the source processes');
-    await waitFor(() => llm.requests.length >= 1, 'the first chunk', 15_000);
-    const result = await cancel(m.server, id);
-    expect(result.status).toBe('cancelled');
-    expect(result.output).toBe(
-      `watching\nahma livelog: 1 chunk checked by tiny at ${llm.baseUrl}; 0 issues found; 0 alerts raised\n`,
-    );
-    expect(seen.filter((info) => existsSync(`/proc/${String(info.pid)}`))).toEqual([]);
-    expect(await processesMatching(marker)).toEqual([]);
-    expect((await descendantsOf(m.server.pid)).filter((info) => info.state === 'Z')).toEqual([]);
-    expect(await statusOf(m.server, id)).toBe('cancelled');
-  });
-
-  it('SPEC §2 livelog: the API key reaches the endpoint as a bearer token and appears in no log, push or result', async () => {
-    const llm = await endpoint();
+  it('SPEC §2 livelog: the API key reaches the endpoint as a bearer token and appears in no log, push or result', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
     const key = `sk-e2e-${uniqueMarker()}`;
     const m = await monitor(
+      e2e,
       'echo one; sleep 1.5; echo two; sleep 300',
       { llm_provider: { base_url: llm.baseUrl, model: 'tiny', api_key: '${E2E_LLM_KEY}' } },
       { E2E_LLM_KEY: key },
@@ -300,11 +284,14 @@ describe('livelog tools', () => {
     expect(everything).not.toContain(key);
   });
 
-  it('SPEC §2 livelog: the key is redacted from alert summaries, from reports cut at 200 characters, and as a 12-character piece', async () => {
-    const llm = await endpoint();
+  it('SPEC §2 livelog: the key is redacted from alert summaries, from reports cut at 200 characters, and as a 12-character piece', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
     const key = `sk-e2e-${uniqueMarker()}-${uniqueMarker()}`;
     llm.mode = 'issue-with-key';
     const m = await monitor(
+      e2e,
       'echo one; sleep 2; echo two; sleep 300',
       { llm_provider: { base_url: llm.baseUrl, model: 'tiny', api_key: '${E2E_LLM_KEY}' } },
       { E2E_LLM_KEY: key },
@@ -331,10 +318,13 @@ describe('livelog tools', () => {
     expect(everything).not.toContain(key.slice(0, 10));
   });
 
-  it('R7 livelog: the source runs confined: it cannot write outside the scope, and what it tried is checked', async () => {
-    const llm = await endpoint();
+  it('R7 livelog: the source runs confined: it cannot write outside the scope, and what it tried is checked', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
     const outside = await e2e.outsideDir();
     const m = await monitor(
+      e2e,
       `echo x > ${outside}/escaped.txt; echo "outside rc=$?"; echo y > inside.txt; echo "inside rc=$?"; sleep 300`,
       { ...provider(llm), chunk_max_lines: 50, chunk_max_seconds: 1 },
     );
@@ -349,9 +339,11 @@ describe('livelog tools', () => {
     await cancel(m.server, id);
   });
 
-  it('SPEC §2 livelog: the tool is listed with the meta-parameters and says how alerts arrive', async () => {
-    const llm = await endpoint();
-    const m = await monitor('true', provider(llm));
+  it('SPEC §2 livelog: the tool is listed with the meta-parameters and says how alerts arrive', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
+    const m = await monitor(e2e, 'true', provider(llm));
     const { tools } = await m.server.client.listTools();
     const watch = tools.find((tool) => tool.name === 'watch');
     expect(Object.keys(watch?.inputSchema.properties ?? {})).toEqual([
@@ -363,5 +355,39 @@ describe('livelog tools', () => {
     const started = await m.server.call('watch', { bogus: 1 });
     expect(started.isError).toBe(true);
     expect(textOf(started)).toContain('bogus');
+  });
+});
+
+// Alone: it checks that the server has no zombie child, and the server in this process is the
+// parent of every other test's processes too.
+describe('livelog tools, cancelled', { timeout: 60_000 }, () => {
+  it('SPEC §3 cancel: cancelling a livelog operation kills its source tree; no process of it survives', async ({
+    e2e,
+  }) => {
+    const llm = await endpoint(e2e);
+    const marker = uniqueMarker();
+    const m = await monitor(
+      e2e,
+      [
+        `setsid bash -c 'exec -a ${marker}-grandchild sleep 300' </dev/null >/dev/null 2>&1 &`,
+        `echo watching; exec -a ${marker}-child sleep 300`,
+      ].join('\n'),
+      provider(llm),
+    );
+    const id = await m.start();
+    const seen = await waitFor(async () => {
+      const found = await processesMatching(marker);
+      return found.length >= 2 ? found : undefined;
+    }, 'the source processes');
+    await waitFor(() => llm.requests.length >= 1, 'the first chunk', 15_000);
+    const result = await cancel(m.server, id);
+    expect(result.status).toBe('cancelled');
+    expect(result.output).toBe(
+      `watching\nahma livelog: 1 chunk checked by tiny at ${llm.baseUrl}; 0 issues found; 0 alerts raised\n`,
+    );
+    expect(seen.filter((info) => existsSync(`/proc/${String(info.pid)}`))).toEqual([]);
+    expect(await processesMatching(marker)).toEqual([]);
+    expect((await descendantsOf(m.server.pid)).filter((info) => info.state === 'Z')).toEqual([]);
+    expect(await statusOf(m.server, id)).toBe('cancelled');
   });
 });

@@ -5,12 +5,9 @@
 // The real server binary, the SDK Client, curl against a service on 127.0.0.1.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { E2E, textOf, type RunningServer, type Scope } from '../support/harness.js';
+import { describe, expect } from 'vitest';
+import { it, textOf, type RunningServer, type Scope } from '../support/harness.js';
 import { loopbackService } from '../support/loopback-service.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const service = loopbackService();
 
@@ -40,8 +37,10 @@ async function fetchTool(scope: Scope, mode: 'none' | 'proxy' | 'host'): Promise
 const fetch = async (server: RunningServer, tool: string, target: number) =>
   textOf(await server.call(tool, { url: `http://127.0.0.1:${String(target)}/` }));
 
-describe('a tool file’s network mode', () => {
-  it('R7.15, R7.16: under a host server, "none" reaches nothing, "proxy" only what the rules allow; other tools are unchanged', async () => {
+describe.concurrent('a tool file’s network mode', { timeout: 60_000 }, () => {
+  it('R7.15, R7.16: under a host server, "none" reaches nothing, "proxy" only what the rules allow; other tools are unchanged', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await fetchTool(scope, 'none');
     await fetchTool(scope, 'proxy');
@@ -62,7 +61,9 @@ describe('a tool file’s network mode', () => {
     expect(shell).toContain('hello from the service');
   });
 
-  it('R7.16: under a proxy server, a "host" tool file is still held to the proxy', async () => {
+  it('R7.16: under a proxy server, a "host" tool file is still held to the proxy', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await fetchTool(scope, 'host');
     const server = await e2e.server(scope, ['--network', 'proxy']);

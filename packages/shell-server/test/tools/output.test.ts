@@ -5,9 +5,9 @@
 // is gone, arguments that do not go together).
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   pushedId,
   sleep,
   structured,
@@ -19,9 +19,6 @@ import {
   type StartedResult,
 } from '../support/harness.js';
 import { modernStdioClient } from '../support/modern-client.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 /** The structured result of `output`. */
 interface OutputWindow {
@@ -74,8 +71,10 @@ async function refusal(server: RunningServer, args: Record<string, unknown>) {
   };
 }
 
-describe('output', () => {
-  it('R15.3: any part of a 60 MB output: its end by a negative offset, its last lines, a line found by grep', async () => {
+describe.concurrent('output', { timeout: 60_000 }, () => {
+  it('R15.3: any part of a 60 MB output: its end by a negative offset, its last lines, a line found by grep', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope());
     const done = await finished(server, 'seq 1 8000000');
     expect(done.truncated).toBe(true);
@@ -128,7 +127,9 @@ describe('output', () => {
     expect(grepMs).toBeLessThan(15_000);
   }, 120_000);
 
-  it('R15.3: a running command is followed while it runs: the ticks so far, and that it is still running', async () => {
+  it('R15.3: a running command is followed while it runs: the ticks so far, and that it is still running', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
     const started = structured<StartedResult>(
       await server.call('sandboxed_shell', {
@@ -173,7 +174,9 @@ describe('output', () => {
     });
   }, 60_000);
 
-  it('R15.3/R2.7: reading a window of a finished operation does not count as handing its result over', async () => {
+  it('R15.3/R2.7: reading a window of a finished operation does not count as handing its result over', async ({
+    e2e,
+  }) => {
     const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
     const { operation_id: id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.3; echo done' }),
@@ -190,7 +193,9 @@ describe('output', () => {
     expect(second.text).not.toContain('Finished since your last call');
   }, 30_000);
 
-  it("R15.3: a sequence's running step is read while it runs, each step's whole output after", async () => {
+  it("R15.3: a sequence's running step is read while it runs, each step's whole output after", async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope({ noTools: true });
     await writeFile(
       join(scope.dir, '.ahma', 'tools', 'build.json'),
@@ -221,7 +226,9 @@ describe('output', () => {
     expect((await refusal(server, { id, step: 3 })).text).toContain(`${id} has 2 steps`);
   }, 60_000);
 
-  it('R15.3: refused: an unknown id, a pattern too slow or invalid, a log that is gone, arguments that do not go together', async () => {
+  it('R15.3: refused: an unknown id, a pattern too slow or invalid, a log that is gone, arguments that do not go together', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
     const server = await e2e.server(scope);
     const unknown = await refusal(server, { id: 'op_none_1', tail: 3 });
@@ -253,7 +260,7 @@ describe('output', () => {
     expect(goneLog.text).toContain('is no longer available');
   }, 60_000);
 
-  it('R15.3: a 2026-07-28 client lists `output` and reads a window with it', async () => {
+  it('R15.3: a 2026-07-28 client lists `output` and reads a window with it', async ({ e2e }) => {
     const scope = await e2e.scope();
     const client = await modernStdioClient(e2e, scope);
     expect(client.getProtocolEra()).toBe('modern');

@@ -4,9 +4,9 @@
 // Client, real processes in the real sandbox.
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   processesMatching,
   readLog,
   structured,
@@ -14,15 +14,13 @@ import {
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type RunningServer,
   type Scope,
   type StartedResult,
 } from '../support/harness.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
-async function scopeWithScript(name: string, body: string): Promise<Scope> {
+async function scopeWithScript(e2e: E2E, name: string, body: string): Promise<Scope> {
   const scope = await e2e.scope();
   await mkdir(join(scope.dir, 'scripts'));
   const file = join(scope.dir, 'scripts', name);
@@ -38,9 +36,11 @@ async function register(server: RunningServer, command: Record<string, unknown>)
   expect(result.isError, textOf(result)).toBeUndefined();
 }
 
-describe('a registered command', () => {
-  it('SPEC §8: arguments reach the executable in declared order, one argv element each, never through a shell', async () => {
-    const scope = await scopeWithScript('args.sh', ECHO_ARGS);
+describe.concurrent('a registered command', { timeout: 60_000 }, () => {
+  it('SPEC §8: arguments reach the executable in declared order, one argv element each, never through a shell', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'args.sh', ECHO_ARGS);
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, {
       name: 'ordered',
@@ -76,8 +76,10 @@ describe('a registered command', () => {
     expect(textOf(typed)).toMatch(/^\[ARGUMENTS_INVALID\]/);
   });
 
-  it('R7.1: a format "path" argument is resolved inside the scope and refused outside it', async () => {
-    const scope = await scopeWithScript('args.sh', ECHO_ARGS);
+  it('R7.1: a format "path" argument is resolved inside the scope and refused outside it', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'args.sh', ECHO_ARGS);
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, {
       name: 'show',
@@ -94,8 +96,10 @@ describe('a registered command', () => {
     expect(textOf(outside)).toMatch(/^\[PATH_OUTSIDE_SCOPE\]/);
   });
 
-  it('R7.2: a registered command runs in the kernel sandbox: it writes inside the scope, not outside', async () => {
-    const scope = await scopeWithScript('write.sh', 'echo data > "$1" && echo wrote');
+  it('R7.2: a registered command runs in the kernel sandbox: it writes inside the scope, not outside', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'write.sh', 'echo data > "$1" && echo wrote');
     const outside = await e2e.outsideDir();
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, {
@@ -114,8 +118,10 @@ describe('a registered command', () => {
     expect(escaped.output).toMatch(/Permission denied|Read-only/);
   });
 
-  it('SPEC §8: an async command answers started, its result is pushed, and await returns it', async () => {
-    const scope = await scopeWithScript('later.sh', 'sleep 0.3; echo "done $1"');
+  it('SPEC §8: an async command answers started, its result is pushed, and await returns it', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'later.sh', 'sleep 0.3; echo "done $1"');
     const server = await e2e.inProcess(scope, ['--registry', '--inline-wait', '0']);
     await register(server, {
       name: 'later',
@@ -133,8 +139,10 @@ describe('a registered command', () => {
     );
   });
 
-  it('SPEC §8: the command\'s timeout ("1s") kills it; timeout_seconds of a call overrides it', async () => {
-    const scope = await scopeWithScript('slow.sh', 'sleep 30');
+  it('SPEC §8: the command\'s timeout ("1s") kills it; timeout_seconds of a call overrides it', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'slow.sh', 'sleep 30');
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, { name: 'snail', exec: './scripts/slow.sh', timeout: '1s' });
     const started = Date.now();
@@ -146,9 +154,9 @@ describe('a registered command', () => {
     expect(shorter.duration_ms).toBeLessThan(1000);
   });
 
-  it('SPEC §8: cancel kills a running registered command and its processes', async () => {
+  it('SPEC §8: cancel kills a running registered command and its processes', async ({ e2e }) => {
     const marker = uniqueMarker();
-    const scope = await scopeWithScript('wait.sh', 'sleep 60');
+    const scope = await scopeWithScript(e2e, 'wait.sh', 'sleep 60');
     const server = await e2e.inProcess(scope, ['--registry', '--inline-wait', '0']);
     await register(server, {
       name: 'waits',
@@ -163,8 +171,10 @@ describe('a registered command', () => {
     await waitFor(async () => (await processesMatching(marker)).length === 0, 'no process left');
   });
 
-  it('EC3: a command whose executable disappeared fails with a clear error at call time', async () => {
-    const scope = await scopeWithScript('vanish.sh', 'echo here');
+  it('EC3: a command whose executable disappeared fails with a clear error at call time', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'vanish.sh', 'echo here');
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, { name: 'vanish', exec: './scripts/vanish.sh' });
     await rm(join(scope.dir, 'scripts', 'vanish.sh'));
@@ -175,8 +185,10 @@ describe('a registered command', () => {
     );
   });
 
-  it('NFR4.3: every execution of a registered command is audited with the argv that ran', async () => {
-    const scope = await scopeWithScript('args.sh', ECHO_ARGS);
+  it('NFR4.3: every execution of a registered command is audited with the argv that ran', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'args.sh', ECHO_ARGS);
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, {
       name: 'audited',
@@ -196,8 +208,10 @@ describe('a registered command', () => {
     });
   });
 
-  it("SPEC §3: a registered command's output is bounded like every command's, the whole of it kept in a file", async () => {
-    const scope = await scopeWithScript('flood.sh', 'seq 1 200000');
+  it("SPEC §3: a registered command's output is bounded like every command's, the whole of it kept in a file", async ({
+    e2e,
+  }) => {
+    const scope = await scopeWithScript(e2e, 'flood.sh', 'seq 1 200000');
     const server = await e2e.inProcess(scope, ['--registry']);
     await register(server, { name: 'flood', exec: './scripts/flood.sh' });
     const result = structured<CommandResult>(await server.call('flood'));

@@ -3,9 +3,9 @@
 // push), the caller's arguments and working directory in every step, cancel and timeouts.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
+  it,
   processesMatching,
   pushedId,
   readLog,
@@ -14,20 +14,21 @@ import {
   uniqueMarker,
   waitFor,
   type CommandResult,
+  type E2E,
   type Operations,
   type Scope,
   type StartedResult,
 } from '../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 type StepSummary = NonNullable<CommandResult['steps']>[number];
 
 const shellStep = (command: string) => ({ tool: 'sandboxed_shell', args: { command } });
 
 /** A scope whose tools directory holds exactly these definitions. */
-async function scopeWith(definitions: readonly Record<string, unknown>[]): Promise<Scope> {
+async function scopeWith(
+  e2e: E2E,
+  definitions: readonly Record<string, unknown>[],
+): Promise<Scope> {
   const scope = await e2e.scope({ noTools: true });
   for (const definition of definitions) {
     await writeFile(
@@ -56,14 +57,16 @@ const leafTool = (name: string, command: string, leaf: Record<string, unknown>) 
   subcommand: [{ name: 'default', description: `Runs ${command}.`, ...leaf }],
 });
 
-describe('sequences', () => {
-  it('R6.1: steps run strictly one after another, step_delay_ms apart (timestamps never overlap)', async () => {
+describe.concurrent('sequences', { timeout: 60_000 }, () => {
+  it('R6.1: steps run strictly one after another, step_delay_ms apart (timestamps never overlap)', async ({
+    e2e,
+  }) => {
     // Each step records its start and end (ns) in a file of the scope.
     const step = (n: number) =>
       shellStep(
         `echo "${String(n)} start $(date +%s%N)" >> times; sleep 0.3; echo "${String(n)} end $(date +%s%N)" >> times; echo step${String(n)}`,
       );
-    const scope = await scopeWith([
+    const scope = await scopeWith(e2e, [
       sequenceTool('ordered', [step(1), step(2), step(3)], { step_delay_ms: 150 }),
     ]);
     const server = await e2e.inProcess(scope);
@@ -108,8 +111,10 @@ describe('sequences', () => {
     }
   });
 
-  it("SPEC §12: a sequence kept open sends heartbeats with the running step's last output line", async () => {
-    const scope = await scopeWith([
+  it("SPEC §12: a sequence kept open sends heartbeats with the running step's last output line", async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       sequenceTool('building', [shellStep('echo fetched'), shellStep('echo compiling; sleep 1.5')]),
     ]);
     const server = await e2e.inProcess({
@@ -123,8 +128,10 @@ describe('sequences', () => {
     );
   });
 
-  it('R6.2: the first failing step stops the sequence; the result is isError with every step', async () => {
-    const scope = await scopeWith([
+  it('R6.2: the first failing step stops the sequence; the result is isError with every step', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       sequenceTool('stops', [
         shellStep('echo one'),
         shellStep('echo two; exit 3'),
@@ -145,8 +152,10 @@ describe('sequences', () => {
     await expect(readFile(join(scope.dir, 'three'))).rejects.toThrow();
   });
 
-  it('R6.3/R2.2: an asynchronous sequence is one operation: one id, one completion push', async () => {
-    const scope = await scopeWith([
+  it('R6.3/R2.2: an asynchronous sequence is one operation: one id, one completion push', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       {
         ...sequenceTool('background', [shellStep('sleep 0.2; echo a'), shellStep('echo b')]),
         synchronous: false,
@@ -172,8 +181,10 @@ describe('sequences', () => {
     expect(status.operations.map((o) => o.operation_id)).toEqual([started.operation_id]);
   });
 
-  it("R10.3: every step gets the caller's non-meta arguments it takes, its own args override them, and the caller's working_directory", async () => {
-    const scope = await scopeWith([
+  it("R10.3: every step gets the caller's non-meta arguments it takes, its own args override them, and the caller's working_directory", async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       leafTool('say', 'echo', {
         synchronous: true,
         options: [{ name: 'word', type: 'string' }],
@@ -215,8 +226,10 @@ describe('sequences', () => {
     expect(content.output).not.toContain('working_directory');
   });
 
-  it('NFR4.3: a script step is audited with the argv that ran, while its transcript shows bash -c', async () => {
-    const scope = await scopeWith([sequenceTool('where', [shellStep('pwd')])]);
+  it('NFR4.3: a script step is audited with the argv that ran, while its transcript shows bash -c', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [sequenceTool('where', [shellStep('pwd')])]);
     const server = await e2e.inProcess(scope);
     const content = structured<CommandResult>(await server.call('where', {}));
     expect(content.steps?.map((s: StepSummary) => s.argv)).toEqual([['bash', '-c', 'pwd']]);
@@ -229,8 +242,10 @@ describe('sequences', () => {
     ]);
   });
 
-  it('R6.2: a step whose arguments are invalid refuses the whole call before any step runs', async () => {
-    const scope = await scopeWith([
+  it('R6.2: a step whose arguments are invalid refuses the whole call before any step runs', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       leafTool('count', 'echo', { options: [{ name: 'n', type: 'integer', required: true }] }),
       sequenceTool('broken', [shellStep('touch ran'), { tool: 'count' }]),
     ]);
@@ -241,8 +256,10 @@ describe('sequences', () => {
     await expect(readFile(join(scope.dir, 'ran'))).rejects.toThrow();
   });
 
-  it('R7.1: a path outside the scope in a later step, or a bad working_directory, refuses the call before any step runs', async () => {
-    const scope = await scopeWith([
+  it('R7.1: a path outside the scope in a later step, or a bad working_directory, refuses the call before any step runs', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       leafTool('show', 'cat', {
         positional_args: [{ name: 'file', type: 'string', format: 'path', required: true }],
       }),
@@ -262,8 +279,10 @@ describe('sequences', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('SPEC §2 argv: a positional starting with "-" in a later step refuses the call before any step runs', async () => {
-    const scope = await scopeWith([
+  it('SPEC §2 argv: a positional starting with "-" in a later step refuses the call before any step runs', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       leafTool('show', 'cat', { positional_args: [{ name: 'file', type: 'string' }] }),
       sequenceTool('reads', [shellStep('touch ran'), { tool: 'show', args: { file: '-n' } }]),
     ]);
@@ -275,9 +294,9 @@ describe('sequences', () => {
     expect(structured<Operations>(await server.call('status')).operations).toEqual([]);
   });
 
-  it('R6.3: cancel kills the running step and runs no further step', async () => {
+  it('R6.3: cancel kills the running step and runs no further step', async ({ e2e }) => {
     const marker = uniqueMarker();
-    const scope = await scopeWith([
+    const scope = await scopeWith(e2e, [
       {
         ...sequenceTool('long', [
           shellStep(`exec -a ${marker} sleep 30`),
@@ -298,8 +317,10 @@ describe('sequences', () => {
     await expect(readFile(join(scope.dir, 'after'))).rejects.toThrow();
   });
 
-  it("R6.3: each step keeps its own timeout, and the sequence's timeout_seconds bounds the whole", async () => {
-    const scope = await scopeWith([
+  it("R6.3: each step keeps its own timeout, and the sequence's timeout_seconds bounds the whole", async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, [
       leafTool('nap', 'sleep', {
         timeout_seconds: 1,
         positional_args: [{ name: 'seconds', type: 'string', required: true }],
@@ -331,26 +352,32 @@ describe('sequences', () => {
   });
 });
 
-describe('SPEC §2 compat: sequence steps and "default" in subcommand names', () => {
-  it('SPEC §2 compat: a step naming "set_default" runs that subcommand, not its sibling "set" (one-shot CLI)', async () => {
-    const scope = await scopeWith([
-      {
-        name: 'cfg',
-        description: 'x',
-        command: 'echo',
-        subcommand: [
-          { name: 'set', description: 's' },
-          { name: 'set_default', description: 'd' },
-        ],
-      },
-      sequenceTool('seq', [{ tool: 'cfg', subcommand: 'set_default' }]),
-    ]);
-    const result = await e2e.run(
-      ['--sandbox-scope', scope.dir, '--tool_name', 'seq', '--tool_args', '{}'],
-      { cwd: scope.dir, env: scope.env },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('set_default\n');
-    expect(result.stdout).not.toMatch(/^set$/m);
-  });
-});
+describe.concurrent(
+  'SPEC §2 compat: sequence steps and "default" in subcommand names',
+  { timeout: 60_000 },
+  () => {
+    it('SPEC §2 compat: a step naming "set_default" runs that subcommand, not its sibling "set" (one-shot CLI)', async ({
+      e2e,
+    }) => {
+      const scope = await scopeWith(e2e, [
+        {
+          name: 'cfg',
+          description: 'x',
+          command: 'echo',
+          subcommand: [
+            { name: 'set', description: 's' },
+            { name: 'set_default', description: 'd' },
+          ],
+        },
+        sequenceTool('seq', [{ tool: 'cfg', subcommand: 'set_default' }]),
+      ]);
+      const result = await e2e.run(
+        ['--sandbox-scope', scope.dir, '--tool_name', 'seq', '--tool_args', '{}'],
+        { cwd: scope.dir, env: scope.env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('set_default\n');
+      expect(result.stdout).not.toMatch(/^set$/m);
+    });
+  },
+);

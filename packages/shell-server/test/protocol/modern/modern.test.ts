@@ -10,20 +10,18 @@ import {
   type JsonRpcResponse,
   type RawClientDispatch,
 } from '@modelcontextprotocol/ext-tasks/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
-  E2E,
-  RawSession,
+  it,
   processesMatching,
+  RawSession,
   uniqueMarker,
   waitFor,
+  type E2E,
   type Scope,
 } from '../../support/harness.js';
 import { httpBinary, httpServer, post } from '../../support/http.js';
 import { MODERN, modernStdioClient } from '../../support/modern-client.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 
@@ -38,6 +36,7 @@ function envelope(tasks: boolean) {
 
 /** The SDK v2 client over the real binary's stdio, pinned to 2026-07-28 or negotiating. */
 const stdioClient = (
+  e2e: E2E,
   scope: Scope,
   args: readonly string[],
   mode: 'pin' | 'auto' = 'pin',
@@ -45,7 +44,7 @@ const stdioClient = (
 ) => modernStdioClient(e2e, scope, args, mode, env);
 
 /** The SDK v2 client over HTTP, and an ext-tasks session on it (its raw path is plain fetch). */
-async function httpTaskClient(url: string) {
+async function httpTaskClient(e2e: E2E, url: string) {
   const client = new Client(
     { name: 'ext-tasks-host', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: MODERN } } },
@@ -123,9 +122,11 @@ async function rawModern(
   };
 }
 
-describe('the 2026-07-28 era', () => {
-  it("SPEC §12: over stdio a 2026-07-28 client discovers the server: tools and the tasks extension, no 2025 tasks capability, this era's guidance", async () => {
-    const client = await stdioClient(await e2e.scope(), []);
+describe.concurrent('the 2026-07-28 era', { timeout: 60_000 }, () => {
+  it("SPEC §12: over stdio a 2026-07-28 client discovers the server: tools and the tasks extension, no 2025 tasks capability, this era's guidance", async ({
+    e2e,
+  }) => {
+    const client = await stdioClient(e2e, await e2e.scope(), []);
     expect(client.getProtocolEra()).toBe('modern');
     const capabilities = client.getServerCapabilities();
     expect(capabilities?.extensions).toEqual({ [TASKS]: {} });
@@ -137,8 +138,10 @@ describe('the 2026-07-28 era', () => {
     expect(shell?.description).not.toContain('notifications/message');
   });
 
-  it('SPEC §12: a 2026-07-28 call without the tasks extension stays open until its command ends, with progress, and never answers `started`', async () => {
-    const client = await stdioClient(await e2e.scope(), ['--inline-wait', '0'], 'pin', {
+  it('SPEC §12: a 2026-07-28 call without the tasks extension stays open until its command ends, with progress, and never answers `started`', async ({
+    e2e,
+  }) => {
+    const client = await stdioClient(e2e, await e2e.scope(), ['--inline-wait', '0'], 'pin', {
       AHMA_TEST_HEARTBEAT_MS: '200',
     });
     const progress: string[] = [];
@@ -152,9 +155,11 @@ describe('the 2026-07-28 era', () => {
     expect(progress.some((message) => message.includes('last output: first'))).toBe(true);
   });
 
-  it('SPEC §12: one binary serves both eras: a client negotiating automatically and a 2025 initialize each get theirs', async () => {
+  it('SPEC §12: one binary serves both eras: a client negotiating automatically and a 2025 initialize each get theirs', async ({
+    e2e,
+  }) => {
     const scope = await e2e.scope();
-    const auto = await stdioClient(scope, [], 'auto');
+    const auto = await stdioClient(e2e, scope, [], 'auto');
     expect(auto.getProtocolEra()).toBe('modern');
     const legacy = new RawSession(e2e, scope, []);
     const answer = await legacy.request(1, 'initialize', {
@@ -169,7 +174,9 @@ describe('the 2026-07-28 era', () => {
     await legacy.end();
   });
 
-  it('SPEC §12: SEP-2663 over stdio, raw: an opted-in long call is a task, tasks/get inlines its result, and without the opt-in tasks/* are refused with -32021', async () => {
+  it('SPEC §12: SEP-2663 over stdio, raw: an opted-in long call is a task, tasks/get inlines its result, and without the opt-in tasks/* are refused with -32021', async ({
+    e2e,
+  }) => {
     const raw = new RawSession(e2e, await e2e.scope(), ['--inline-wait', '0']);
     const call = (id: number, method: string, params: object, tasks = true) =>
       raw.request(id, method, { ...params, _meta: envelope(tasks) });
@@ -204,121 +211,139 @@ describe('the 2026-07-28 era', () => {
   });
 });
 
-describe('SEP-2663 tasks over HTTP with @modelcontextprotocol/ext-tasks', () => {
-  it('SPEC §12: a long command becomes a task and its output arrives through tasks/get; a failing one is completed with isError', async () => {
-    const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
-    const { session } = await httpTaskClient(url);
-    const execution = await session.callTool('sandboxed_shell', {
-      command: 'sleep 0.5; echo via-ext-tasks',
-    });
-    expect(execution.kind).toBe('task');
-    const { outcome } = await execution.settle();
-    expect(outcome.status).toBe('completed');
-    expect(JSON.stringify(resultFromTaskOutcome(outcome).content)).toContain('via-ext-tasks');
-    const failing = await (
-      await session.callTool('sandboxed_shell', { command: 'exit 3' })
-    ).settle();
-    expect(failing.outcome.status).toBe('completed');
-    expect(resultFromTaskOutcome(failing.outcome).isError).toBe(true);
-  });
-
-  it('SPEC §12: tasks/cancel kills the command: its processes are gone from /proc and the task is cancelled', async () => {
-    const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
-    const { session } = await httpTaskClient(url);
-    const marker = uniqueMarker();
-    const execution = await session.callTool('sandboxed_shell', {
-      // exec -a: the process's name carries the marker (a warm shell's command line does not).
-      command: `exec -a ${marker} sleep 60`,
-    });
-    expect(execution.kind).toBe('task');
-    await waitFor(async () => (await processesMatching(marker)).length > 0, 'the command to run');
-    await execution.cancel();
-    const { outcome } = await execution.settle();
-    expect(outcome.status).toBe('cancelled');
-    expect(await processesMatching(marker)).toEqual([]);
-  });
-
-  it('SPEC §12: twenty concurrent tasks each deliver their own output', async () => {
-    const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
-    const { session } = await httpTaskClient(url);
-    const executions = await Promise.all(
-      Array.from({ length: 20 }, (_, index) =>
-        session.callTool('sandboxed_shell', { command: `sleep 0.3; echo task-${String(index)}` }),
-      ),
-    );
-    expect(executions.every((execution) => execution.kind === 'task')).toBe(true);
-    const outcomes = await Promise.all(executions.map((execution) => execution.settle()));
-    outcomes.forEach(({ outcome }, index) => {
+describe.concurrent(
+  'SEP-2663 tasks over HTTP with @modelcontextprotocol/ext-tasks',
+  { timeout: 60_000 },
+  () => {
+    it('SPEC §12: a long command becomes a task and its output arrives through tasks/get; a failing one is completed with isError', async ({
+      e2e,
+    }) => {
+      const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
+      const { session } = await httpTaskClient(e2e, url);
+      const execution = await session.callTool('sandboxed_shell', {
+        command: 'sleep 0.5; echo via-ext-tasks',
+      });
+      expect(execution.kind).toBe('task');
+      const { outcome } = await execution.settle();
       expect(outcome.status).toBe('completed');
-      expect(JSON.stringify(resultFromTaskOutcome(outcome).content)).toContain(
-        `task-${String(index)}\\n`,
+      expect(JSON.stringify(resultFromTaskOutcome(outcome).content)).toContain('via-ext-tasks');
+      const failing = await (
+        await session.callTool('sandboxed_shell', { command: 'exit 3' })
+      ).settle();
+      expect(failing.outcome.status).toBe('completed');
+      expect(resultFromTaskOutcome(failing.outcome).isError).toBe(true);
+    });
+
+    it('SPEC §12: tasks/cancel kills the command: its processes are gone from /proc and the task is cancelled', async ({
+      e2e,
+    }) => {
+      const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
+      const { session } = await httpTaskClient(e2e, url);
+      const marker = uniqueMarker();
+      const execution = await session.callTool('sandboxed_shell', {
+        // exec -a: the process's name carries the marker (a warm shell's command line does not).
+        command: `exec -a ${marker} sleep 60`,
+      });
+      expect(execution.kind).toBe('task');
+      await waitFor(async () => (await processesMatching(marker)).length > 0, 'the command to run');
+      await execution.cancel();
+      const { outcome } = await execution.settle();
+      expect(outcome.status).toBe('cancelled');
+      expect(await processesMatching(marker)).toEqual([]);
+    });
+
+    it('SPEC §12: twenty concurrent tasks each deliver their own output', async ({ e2e }) => {
+      const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
+      const { session } = await httpTaskClient(e2e, url);
+      const executions = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          session.callTool('sandboxed_shell', { command: `sleep 0.3; echo task-${String(index)}` }),
+        ),
       );
+      expect(executions.every((execution) => execution.kind === 'task')).toBe(true);
+      const outcomes = await Promise.all(executions.map((execution) => execution.settle()));
+      outcomes.forEach(({ outcome }, index) => {
+        expect(outcome.status, JSON.stringify(outcome)).toBe('completed');
+        expect(JSON.stringify(resultFromTaskOutcome(outcome).content)).toContain(
+          `task-${String(index)}\\n`,
+        );
+      });
     });
-  });
 
-  it('SPEC §12: a request without the opt-in gets no task but the finished result; tasks/* without it are -32021, an unknown task -32602', async () => {
-    const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
-    const plain = await rawModern(
-      url,
-      1,
-      'tools/call',
-      { name: 'sandboxed_shell', arguments: { command: 'sleep 0.3; echo no-task' } },
-      false,
-    );
-    expect(plain.body.result).toMatchObject({ resultType: 'complete', isError: false });
-    expect(JSON.stringify(plain.body.result)).toContain('no-task');
-    expect(
-      (await rawModern(url, 2, 'tasks/get', { taskId: 'op_x' }, false)).body.error,
-    ).toMatchObject({ code: -32021 });
-    expect((await rawModern(url, 3, 'tasks/cancel', { taskId: 'op_x' })).body.error).toMatchObject({
-      code: -32602,
+    it('SPEC §12: a request without the opt-in gets no task but the finished result; tasks/* without it are -32021, an unknown task -32602', async ({
+      e2e,
+    }) => {
+      const { url } = await httpServer(e2e, await e2e.scope(), ['--inline-wait', '0']);
+      const plain = await rawModern(
+        url,
+        1,
+        'tools/call',
+        { name: 'sandboxed_shell', arguments: { command: 'sleep 0.3; echo no-task' } },
+        false,
+      );
+      expect(plain.body.result).toMatchObject({ resultType: 'complete', isError: false });
+      expect(JSON.stringify(plain.body.result)).toContain('no-task');
+      expect(
+        (await rawModern(url, 2, 'tasks/get', { taskId: 'op_x' }, false)).body.error,
+      ).toMatchObject({ code: -32021 });
+      expect(
+        (await rawModern(url, 3, 'tasks/cancel', { taskId: 'op_x' })).body.error,
+      ).toMatchObject({
+        code: -32602,
+      });
     });
-  });
 
-  it('SPEC §12: subscriptions/listen hears tools/list_changed when a bundle is revealed', async () => {
-    const { url } = await httpServer(e2e, await e2e.scope(), []);
-    const { client } = await httpTaskClient(url);
-    let changed = 0;
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      changed += 1;
+    it('SPEC §12: subscriptions/listen hears tools/list_changed when a bundle is revealed', async ({
+      e2e,
+    }) => {
+      const { url } = await httpServer(e2e, await e2e.scope(), []);
+      const { client } = await httpTaskClient(e2e, url);
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        changed += 1;
+      });
+      const subscription = await client.listen({ toolsListChanged: true });
+      e2e.onCleanup(() => subscription.close());
+      const bundles = await client.callTool({
+        name: 'activate_tools',
+        arguments: { action: 'list' },
+      });
+      const bundle = (bundles.structuredContent as { bundles?: { name: string }[] }).bundles?.[0]
+        ?.name;
+      expect(bundle).toBeDefined();
+      await client.callTool({ name: 'activate_tools', arguments: { action: 'reveal', bundle } });
+      await waitFor(() => changed > 0, 'notifications/tools/list_changed on the listen stream');
     });
-    const subscription = await client.listen({ toolsListChanged: true });
-    e2e.onCleanup(() => subscription.close());
-    const bundles = await client.callTool({
-      name: 'activate_tools',
-      arguments: { action: 'list' },
+
+    it('SPEC §12: with --session-isolation the sessionless era is refused as an unsupported version, and an automatic client falls back to a 2025 session', async ({
+      e2e,
+    }) => {
+      const { url, headers } = await httpBinary(e2e, await e2e.scope(), ['--session-isolation']);
+      const refused = await rawModern(url, 1, 'server/discover', {}, true, headers);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: -32022 });
+      expect(refused.body.error?.data?.['supported']).toContain('2025-11-25');
+      const client = new Client(
+        { name: 'auto', version: '1.0.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+      );
+      e2e.onCleanup(() => client.close());
+      expect(client.getProtocolEra()).toBe('legacy');
     });
-    const bundle = (bundles.structuredContent as { bundles?: { name: string }[] }).bundles?.[0]
-      ?.name;
-    expect(bundle).toBeDefined();
-    await client.callTool({ name: 'activate_tools', arguments: { action: 'reveal', bundle } });
-    await waitFor(() => changed > 0, 'notifications/tools/list_changed on the listen stream');
-  });
 
-  it('SPEC §12: with --session-isolation the sessionless era is refused as an unsupported version, and an automatic client falls back to a 2025 session', async () => {
-    const { url, headers } = await httpBinary(e2e, await e2e.scope(), ['--session-isolation']);
-    const refused = await rawModern(url, 1, 'server/discover', {}, true, headers);
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: -32022 });
-    expect(refused.body.error?.data?.['supported']).toContain('2025-11-25');
-    const client = new Client(
-      { name: 'auto', version: '1.0.0' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
-    );
-    e2e.onCleanup(() => client.close());
-    expect(client.getProtocolEra()).toBe('legacy');
-  });
-
-  it('R8B: with --log-to-stderr the 2026-07-28 traffic is echoed: the request, and its JSON answer', async () => {
-    const { url, stderr } = await httpServer(e2e, await e2e.scope(), ['--log-to-stderr']);
-    await rawModern(url, 7, 'server/discover', {});
-    const echoed = stderr();
-    expect(echoed).toMatch(
-      /→ STDIN: \{\n {2}"jsonrpc": "2.0",\n {2}"id": 7,\n {2}"method": "server\/discover"/,
-    );
-    expect(echoed).toMatch(/← STDOUT: \{[\s\S]*"supportedVersions": \[\n\s+"2026-07-28"/);
-  });
-});
+    it('R8B: with --log-to-stderr the 2026-07-28 traffic is echoed: the request, and its JSON answer', async ({
+      e2e,
+    }) => {
+      const { url, stderr } = await httpServer(e2e, await e2e.scope(), ['--log-to-stderr']);
+      await rawModern(url, 7, 'server/discover', {});
+      const echoed = stderr();
+      expect(echoed).toMatch(
+        /→ STDIN: \{\n {2}"jsonrpc": "2.0",\n {2}"id": 7,\n {2}"method": "server\/discover"/,
+      );
+      expect(echoed).toMatch(/← STDOUT: \{[\s\S]*"supportedVersions": \[\n\s+"2026-07-28"/);
+    });
+  },
+);

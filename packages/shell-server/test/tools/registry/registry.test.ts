@@ -3,22 +3,20 @@
 import { chmod, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parse } from 'yaml';
 import {
   BUILT_INS,
-  E2E,
   FIXTURE_TOOLS,
+  it,
   PACKAGE_DIR,
   structured,
   textOf,
   type CommandResult,
+  type E2E,
   type RunningServer,
   type Scope,
 } from '../../support/harness.js';
-
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
 
 const REGISTRY_TOOLS = [
   'add_command',
@@ -34,7 +32,7 @@ const REGISTRY_TOOLS = [
 const INSTANT_MCP = join(PACKAGE_DIR, '..', 'core', 'test', 'fixtures', 'instant-mcp');
 
 /** A scope with an executable `scripts/echo-args.sh` printing each argument on its own line. */
-async function registryScope(): Promise<Scope> {
+async function registryScope(e2e: E2E): Promise<Scope> {
   const scope = await e2e.scope();
   await mkdir(join(scope.dir, 'scripts'));
   await script(scope, 'echo-args.sh', 'for a in "$@"; do printf "[%s]\\n" "$a"; done');
@@ -48,7 +46,7 @@ async function script(scope: Scope, name: string, body: string): Promise<string>
   return file;
 }
 
-async function registryServer(scope: Scope, args: readonly string[] = []) {
+async function registryServer(e2e: E2E, scope: Scope, args: readonly string[] = []) {
   const server = await e2e.inProcess(scope, ['--registry', ...args]);
   // The SDK client checks every structuredContent against the tool's outputSchema once it has
   // listed the tools: every answer below is checked so.
@@ -83,10 +81,12 @@ function expectRefused(result: Awaited<ReturnType<RunningServer['call']>>, code:
   return textOf(result);
 }
 
-describe('the management tools', () => {
-  it('FR4.9: --registry adds the nine management tools after the built-ins, each with an example; without it none is listed', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+describe.concurrent('the management tools', { timeout: 60_000 }, () => {
+  it('FR4.9: --registry adds the nine management tools after the built-ins, each with an example; without it none is listed', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       ...BUILT_INS,
@@ -103,9 +103,11 @@ describe('the management tools', () => {
     expect(await toolNames(plain)).toEqual([...BUILT_INS, ...FIXTURE_TOOLS]);
   });
 
-  it('NFR3.2: help is a complete guide: every tool, every field, with examples, and the registry file', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('NFR3.2: help is a complete guide: every tool, every field, with examples, and the registry file', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     const text = textOf(await server.call('help'));
     for (const name of REGISTRY_TOOLS) expect(text).toContain(name);
     for (const field of ['exec', 'args', 'description', 'async', 'timeout', 'flag', 'format']) {
@@ -115,9 +117,11 @@ describe('the management tools', () => {
     expect(text).toMatch(/add_command \{"name": "greet"/);
   });
 
-  it('FR4.1: an agent registers a script and calls it within two tool calls; tools/list_changed comes first', async () => {
-    const scope = await registryScope();
-    const { server, listChanged } = await registryServer(scope);
+  it('FR4.1: an agent registers a script and calls it within two tool calls; tools/list_changed comes first', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server, listChanged } = await registryServer(e2e, scope);
     const added = await server.call('add_command', {
       name: 'greet',
       exec: './scripts/echo-args.sh',
@@ -139,9 +143,11 @@ describe('the management tools', () => {
     expect(tool?.inputSchema.required).toEqual(['who']);
   });
 
-  it('FR4.1: the description is optional (instant-mcp); the tool and list_commands fall back to the exec, and null unsets one', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('FR4.1: the description is optional (instant-mcp); the tool and list_commands fall back to the exec, and null unsets one', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     const added = await server.call('add_command', {
       name: 'bare',
       exec: './scripts/echo-args.sh',
@@ -166,9 +172,11 @@ describe('the management tools', () => {
     expect(await described()).toMatch(/^Runs /);
   });
 
-  it('FR4.1: a name, an exec and a timeout are checked; nothing is registered when one fails', async () => {
-    const scope = await registryScope();
-    const { server, listChanged } = await registryServer(scope);
+  it('FR4.1: a name, an exec and a timeout are checked; nothing is registered when one fails', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server, listChanged } = await registryServer(e2e, scope);
     expect(
       expectRefused(await server.call('add_command', echoCommand('bad-name')), 'ARGUMENTS_INVALID'),
     ).toContain('argument "name"');
@@ -189,9 +197,11 @@ describe('the management tools', () => {
     await expect(readFile(registryFile(scope))).rejects.toThrow(/ENOENT/);
   });
 
-  it('FR6.2: exec must exist and be executable: absolute, relative to the scope, or on PATH', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('FR6.2: exec must exist and be executable: absolute, relative to the scope, or on PATH', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     expect(
       expectRefused(
         await server.call('add_command', echoCommand('gone', { exec: './scripts/none.sh' })),
@@ -218,9 +228,11 @@ describe('the management tools', () => {
     }
   });
 
-  it('EC5: a name already taken — registered, built-in or from a tool file — is refused; a duplicate suggests update_command', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('EC5: a name already taken — registered, built-in or from a tool file — is refused; a duplicate suggests update_command', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     await server.call('add_command', echoCommand('twice'));
     expect(
       expectRefused(await server.call('add_command', echoCommand('twice')), 'COMMAND_EXISTS'),
@@ -236,9 +248,11 @@ describe('the management tools', () => {
     ).toContain('argv.json');
   });
 
-  it('FR4.2: remove_command takes the tool away at once; an unknown name gets the closest one', async () => {
-    const scope = await registryScope();
-    const { server, listChanged } = await registryServer(scope);
+  it('FR4.2: remove_command takes the tool away at once; an unknown name gets the closest one', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server, listChanged } = await registryServer(e2e, scope);
     await server.call('add_command', echoCommand('lint'));
     expect(await toolNames(server)).toContain('lint');
     expect(
@@ -252,9 +266,11 @@ describe('the management tools', () => {
     await expect(server.call('lint')).rejects.toThrow(/unknown tool "lint"/);
   });
 
-  it('FR4.3: update_command replaces the given fields (args as a whole), null unsets one, and the tool changes at once', async () => {
-    const scope = await registryScope();
-    const { server, listChanged } = await registryServer(scope);
+  it('FR4.3: update_command replaces the given fields (args as a whole), null unsets one, and the tool changes at once', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server, listChanged } = await registryServer(e2e, scope);
     await server.call(
       'add_command',
       echoCommand('tidy', {
@@ -289,9 +305,9 @@ describe('the management tools', () => {
     ).toContain('none.sh');
   });
 
-  it('FR4.4, FR4.5: list_commands and get_command show the commands as stored', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('FR4.4, FR4.5: list_commands and get_command show the commands as stored', async ({ e2e }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     expect(textOf(await server.call('list_commands'))).toContain('No commands registered');
     const spec = echoCommand('show', {
       args: { file: { type: 'string', format: 'path', description: 'A file' } },
@@ -313,9 +329,11 @@ describe('the management tools', () => {
     expectRefused(await server.call('get_command', { name: 'nope' }), 'COMMAND_UNKNOWN');
   });
 
-  it('FR4.6, EC6: an atomic batch is all or nothing (one write); a non-atomic one keeps what succeeded, with one result per operation', async () => {
-    const scope = await registryScope();
-    const { server, listChanged } = await registryServer(scope);
+  it('FR4.6, EC6: an atomic batch is all or nothing (one write); a non-atomic one keeps what succeeded, with one result per operation', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server, listChanged } = await registryServer(e2e, scope);
     await server.call('add_command', echoCommand('keep'));
     const before = await readFile(registryFile(scope), 'utf8');
     const operations = [
@@ -360,12 +378,14 @@ describe('the management tools', () => {
     expect(textOf(ok)).toContain('1/1 operations succeeded');
   });
 
-  it("FR4.7, EC7: instant-mcp's state file and YAML export import as they are; duplicates are skipped unless overwrite; bad entries are reported", async () => {
-    const scope = await registryScope();
+  it("FR4.7, EC7: instant-mcp's state file and YAML export import as they are; duplicates are skipped unless overwrite; bad entries are reported", async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     await script(scope, 'greet.sh', 'echo "hello $1"');
     await copyFile(join(INSTANT_MCP, 'state.json'), join(scope.dir, 'state.json'));
     await copyFile(join(INSTANT_MCP, 'commands.yaml'), join(scope.dir, 'commands.yaml'));
-    const { server, listChanged } = await registryServer(scope);
+    const { server, listChanged } = await registryServer(e2e, scope);
 
     const fromState = await server.call('import_config', { path: 'state.json' });
     expect(structured(fromState)).toMatchObject({
@@ -408,9 +428,11 @@ describe('the management tools', () => {
     expectRefused(await server.call('import_config', { path: 'nothing.yaml' }), 'CONFIG_INVALID');
   });
 
-  it('FR4.8: export_config writes YAML (by default .ahma/commands.yaml) that imports back every field; outside the scope is refused', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('FR4.8: export_config writes YAML (by default .ahma/commands.yaml) that imports back every field; outside the scope is refused', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     const commands = [
       echoCommand('first', {
         args: {
@@ -446,10 +468,12 @@ describe('the management tools', () => {
   });
 });
 
-describe('the registry file', () => {
-  it("FR5: every change is in the file before the call answers, in instant-mcp's format, and a new server serves it", async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+describe.concurrent('the registry file', { timeout: 60_000 }, () => {
+  it("FR5: every change is in the file before the call answers, in instant-mcp's format, and a new server serves it", async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     await server.call('add_command', echoCommand('persisted', { args: { x: { type: 'string' } } }));
     expect(await readRegistry(scope)).toEqual({
       version: '1.0',
@@ -463,13 +487,15 @@ describe('the registry file', () => {
       },
     });
     await server.close();
-    const { server: again } = await registryServer(scope);
+    const { server: again } = await registryServer(e2e, scope);
     const result = structured<CommandResult>(await again.call('persisted', { x: 'back' }));
     expect(result.output).toBe('[back]\n');
   });
 
-  it('FR5: --registry-file and AHMA_REGISTRY_FILE choose the file (relative to where the server starts); either turns the registry on', async () => {
-    const scope = await registryScope();
+  it('FR5: --registry-file and AHMA_REGISTRY_FILE choose the file (relative to where the server starts); either turns the registry on', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     const byFlag = await e2e.inProcess(scope, ['--registry-file', 'custom/reg.json']);
     await byFlag.call('add_command', echoCommand('flagged'));
     const custom = JSON.parse(await readFile(join(scope.dir, 'custom', 'reg.json'), 'utf8')) as {
@@ -488,11 +514,13 @@ describe('the registry file', () => {
     expect(await toolNames(enabled)).toContain('add_command');
   });
 
-  it('EC4: a corrupt registry file is moved aside, reported in list_commands and help, and the server starts empty', async () => {
-    const scope = await registryScope();
+  it('EC4: a corrupt registry file is moved aside, reported in list_commands and help, and the server starts empty', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     await mkdir(join(scope.dir, '.ahma'), { recursive: true });
     await writeFile(registryFile(scope), '{"version": "1.0", "commands": {"half');
-    const { server } = await registryServer(scope);
+    const { server } = await registryServer(e2e, scope);
     const listed = structured<{ commands: unknown[]; notices: { backup: string }[] }>(
       await server.call('list_commands'),
     );
@@ -506,15 +534,17 @@ describe('the registry file', () => {
     expect(Object.keys((await readRegistry(scope)).commands)).toEqual(['fresh']);
   });
 
-  it('SPEC §8: an entry that is not a valid command is kept in the file, reported, and not served; update_command repairs it', async () => {
-    const scope = await registryScope();
+  it('SPEC §8: an entry that is not a valid command is kept in the file, reported, and not served; update_command repairs it', async ({
+    e2e,
+  }) => {
+    const scope = await registryScope(e2e);
     await mkdir(join(scope.dir, '.ahma'), { recursive: true });
     const broken = { name: 'broken', exec: './scripts/echo-args.sh', timeout: 'later' };
     await writeFile(
       registryFile(scope),
       JSON.stringify({ version: '1.0', commands: { broken, argv: echoCommand('argv') } }),
     );
-    const { server } = await registryServer(scope);
+    const { server } = await registryServer(e2e, scope);
     const listed = structured<{
       commands: { name: string; shadowedBy?: string }[];
       rejected: { name: string; problem: string }[];
@@ -533,9 +563,9 @@ describe('the registry file', () => {
     expect(await toolNames(server)).toContain('broken');
   });
 
-  it('EC1: concurrent changes from one client are serialised and none is lost', async () => {
-    const scope = await registryScope();
-    const { server } = await registryServer(scope);
+  it('EC1: concurrent changes from one client are serialised and none is lost', async ({ e2e }) => {
+    const scope = await registryScope(e2e);
+    const { server } = await registryServer(e2e, scope);
     const names = Array.from({ length: 25 }, (_, i) => `c${String(i)}`);
     const results = await Promise.all(names.map((n) => server.call('add_command', echoCommand(n))));
     expect(results.filter((r) => r.isError === true)).toEqual([]);

@@ -92,6 +92,17 @@ async function ahma(e2e: E2E, scope: Scope) {
   return e2e.inProcess(scope, ['--oauth-callback-port', String(await freePort())]);
 }
 
+/**
+ * How long the reachable remote holds each request: its connection takes a while (three requests),
+ * yet leaves most of the 2 s bound to a busy machine.
+ */
+const OPEN_DELAY_MS = 150;
+/**
+ * What a busy host may add to the bound: less than half of it, so that waiting for two silent
+ * remotes in turn (twice the bound), or for the slow remote's connection (3 × 1.2 s), still fails.
+ */
+const SLACK_MS = 1500;
+
 /** The first tools/list's tool names, and how long it took. */
 async function timedList(list: () => Promise<{ tools: { name: string }[] }>) {
   const started = performance.now();
@@ -99,10 +110,13 @@ async function timedList(list: () => Promise<{ tools: { name: string }[] }>) {
   return { names: tools.map((tool) => tool.name), ms: performance.now() - started };
 }
 
-describe.concurrent('the first tools/list with remote MCP servers', () => {
+describe.concurrent('the first tools/list with remote MCP servers', { timeout: 60_000 }, () => {
   it('SPEC §10, R14.1: the very first tools/list includes the tools of a reachable remote that needs no login, though it takes a while to connect', async (context) => {
     const e2e = setup(context);
-    const server = await ahma(e2e, await scopeWith(e2e, { open: await openRemote(e2e, 300) }));
+    const server = await ahma(
+      e2e,
+      await scopeWith(e2e, { open: await openRemote(e2e, OPEN_DELAY_MS) }),
+    );
     const { names } = await timedList(() => server.client.listTools());
     expect(names).toContain('open_echo');
     expect(names).not.toContain('open_connect');
@@ -110,7 +124,7 @@ describe.concurrent('the first tools/list with remote MCP servers', () => {
 
   it('SPEC §10, SPEC §12: a 2026-07-28 client (SDK v2 over stdio) gets the remote tools in its first tools/list too', async (context) => {
     const e2e = setup(context);
-    const scope = await scopeWith(e2e, { open: await openRemote(e2e, 300) });
+    const scope = await scopeWith(e2e, { open: await openRemote(e2e, OPEN_DELAY_MS) });
     const client = await modernStdioClient(e2e, scope, [
       '--oauth-callback-port',
       String(await freePort()),
@@ -128,8 +142,8 @@ describe.concurrent('the first tools/list with remote MCP servers', () => {
     const server = await ahma(e2e, scope);
     const { names, ms } = await timedList(() => server.client.listTools());
     expect(names).toEqual(expect.arrayContaining(['silent_connect', 'mute_connect']));
-    // One bound for both (waiting for each in turn would take twice as long); slack for a busy host.
-    expect(ms).toBeLessThan(FIRST_LIST_WAIT_MS + 1000);
+    // One bound for both (waiting for each in turn would take twice as long).
+    expect(ms).toBeLessThan(FIRST_LIST_WAIT_MS + SLACK_MS);
     // The bound is spent: later lists do not wait again.
     expect((await timedList(() => server.client.listTools())).ms).toBeLessThan(500);
   });
@@ -143,14 +157,16 @@ describe.concurrent('the first tools/list with remote MCP servers', () => {
     });
     const first = await timedList(() => server.client.listTools());
     expect(first.names).toContain('slow_connect');
-    expect(first.ms).toBeLessThan(FIRST_LIST_WAIT_MS + 1000);
+    expect(first.ms).toBeLessThan(FIRST_LIST_WAIT_MS + SLACK_MS);
     await waitFor(() => changed, 'tools/list_changed once the slow remote connected', 15_000);
     expect((await timedList(() => server.client.listTools())).names).toContain('slow_echo');
   });
 
   it('SPEC §10, R8.9: the one-shot CLI finds a remote tool that needs no login, without a listing first', async (context) => {
     const e2e = setup(context);
-    const scope = await scopeWith(e2e, { open: await openRemote(e2e, 300) });
+    // A remote that answers at once: on a busy machine even its connection takes a good part of
+    // the 2 s bound, and finding the tool, not a slow remote, is the point here.
+    const scope = await scopeWith(e2e, { open: await openRemote(e2e, 0) });
     const ran = await e2e.run(
       ['--tool_name', 'open_echo', '--oauth-callback-port', String(await freePort())],
       { cwd: scope.dir, env: scope.env },

@@ -5,26 +5,30 @@
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   createBrowser,
   freePort,
   startOAuthWorld,
   type OAuthWorld,
 } from '../../../../remote/test/support/oauth-world.js';
-import { E2E, textOf, waitFor, type RunningServer, type Scope } from '../../support/harness.js';
+import {
+  it,
+  textOf,
+  waitFor,
+  type E2E,
+  type RunningServer,
+  type Scope,
+} from '../../support/harness.js';
 
-const e2e = new E2E();
-afterEach(() => e2e.cleanup());
-
-async function remoteWorld(options: Parameters<typeof startOAuthWorld>[0] = {}) {
+async function remoteWorld(e2e: E2E, options: Parameters<typeof startOAuthWorld>[0] = {}) {
   const world = await startOAuthWorld(options);
   e2e.onCleanup(() => world.close());
   return world;
 }
 
 /** A scope whose .ahma/mcp.json names `servers`. */
-async function scopeWith(servers: Record<string, unknown>): Promise<Scope> {
+async function scopeWith(e2e: E2E, servers: Record<string, unknown>): Promise<Scope> {
   const scope = await e2e.scope({ noTools: true });
   await writeFile(join(scope.dir, '.ahma', 'mcp.json'), JSON.stringify({ servers }));
   return scope;
@@ -48,25 +52,27 @@ async function logIn(server: RunningServer, name: string): Promise<void> {
 }
 
 /** A scope whose mcp.json names `world`'s MCP server as `acme`. */
-const acmeScope = (world: OAuthWorld) =>
-  scopeWith({ acme: { type: 'http', url: world.mcpUrl.href } });
+const acmeScope = (e2e: E2E, world: OAuthWorld) =>
+  scopeWith(e2e, { acme: { type: 'http', url: world.mcpUrl.href } });
 
 /** A server of a scope naming `world` as `acme`, logged in to it. */
-async function loggedIn(world: OAuthWorld): Promise<RunningServer> {
-  const server = await serverFor(await acmeScope(world));
+async function loggedIn(e2e: E2E, world: OAuthWorld): Promise<RunningServer> {
+  const server = await serverFor(e2e, await acmeScope(e2e, world));
   await logIn(server, 'acme');
   return server;
 }
 
-async function serverFor(scope: Scope): Promise<RunningServer> {
+async function serverFor(e2e: E2E, scope: Scope): Promise<RunningServer> {
   return e2e.inProcess(scope, ['--oauth-callback-port', String(await freePort())]);
 }
 
-describe('remote MCP servers through Ahma', () => {
-  it('R14.1: an unauthorised remote offers <server>_connect, whose answer is the login URL; after the login its tools are listed as <server>_<tool> with their schemas', async () => {
-    const world = await remoteWorld();
-    const scope = await acmeScope(world);
-    const server = await serverFor(scope);
+describe.concurrent('remote MCP servers through Ahma', { timeout: 60_000 }, () => {
+  it('R14.1: an unauthorised remote offers <server>_connect, whose answer is the login URL; after the login its tools are listed as <server>_<tool> with their schemas', async ({
+    e2e,
+  }) => {
+    const world = await remoteWorld(e2e);
+    const scope = await acmeScope(e2e, world);
+    const server = await serverFor(e2e, scope);
     expect(await names(server)).toContain('acme_connect');
     const answer = await server.call('acme_connect');
     expect(textOf(answer)).toContain('needs a login. Ask the user to open this URL');
@@ -78,9 +84,11 @@ describe('remote MCP servers through Ahma', () => {
     expect(tools.map((tool) => tool.name)).not.toContain('acme_connect');
   });
 
-  it("R14.7: calls are forwarded: the result, the remote's isError, and its progress", async () => {
-    const world = await remoteWorld();
-    const server = await loggedIn(world);
+  it("R14.7: calls are forwarded: the result, the remote's isError, and its progress", async ({
+    e2e,
+  }) => {
+    const world = await remoteWorld(e2e);
+    const server = await loggedIn(e2e, world);
     const echoed = await server.call('acme_echo', { text: 'through ahma' });
     expect(echoed).toMatchObject({ content: [{ type: 'text', text: 'through ahma' }] });
     expect(echoed.isError).toBeFalsy();
@@ -90,9 +98,11 @@ describe('remote MCP servers through Ahma', () => {
     expect(server.progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it("R14.7: the remote's tools/list_changed updates Ahma's list, and Ahma tells its own client", async () => {
-    const world = await remoteWorld();
-    const server = await loggedIn(world);
+  it("R14.7: the remote's tools/list_changed updates Ahma's list, and Ahma tells its own client", async ({
+    e2e,
+  }) => {
+    const world = await remoteWorld(e2e);
+    const server = await loggedIn(e2e, world);
     let changed = false;
     server.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed = true;
@@ -104,9 +114,11 @@ describe('remote MCP servers through Ahma', () => {
     expect(textOf(await server.call('acme_extra'))).toBe('extra');
   });
 
-  it("R14.7: a storm of the remote's tools/list_changed is one or two listings, not fifty", async () => {
-    const world = await remoteWorld();
-    const server = await loggedIn(world);
+  it("R14.7: a storm of the remote's tools/list_changed is one or two listings, not fifty", async ({
+    e2e,
+  }) => {
+    const world = await remoteWorld(e2e);
+    const server = await loggedIn(e2e, world);
     const before = world.listings;
     expect(textOf(await server.call('acme_storm'))).toBe('stormed');
     await waitFor(() => world.listings > before, 'a listing after the storm');
@@ -114,9 +126,9 @@ describe('remote MCP servers through Ahma', () => {
     expect(world.listings - before).toBeLessThanOrEqual(2);
   });
 
-  it('R14.7: cancelling a forwarded call cancels it at the remote', async () => {
-    const world = await remoteWorld({ slowMs: 3000 });
-    const server = await loggedIn(world);
+  it('R14.7: cancelling a forwarded call cancels it at the remote', async ({ e2e }) => {
+    const world = await remoteWorld(e2e, { slowMs: 3000 });
+    const server = await loggedIn(e2e, world);
     const abort = new AbortController();
     const call = server.call('acme_slow', {}, { request: { signal: abort.signal } });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -125,20 +137,24 @@ describe('remote MCP servers through Ahma', () => {
     await waitFor(() => world.cancelled === 1, 'the remote to see the cancellation');
   });
 
-  it('R14: a second server reuses the stored tokens: the tools are listed without a login', async () => {
-    const world = await remoteWorld();
-    const scope = await acmeScope(world);
-    const first = await serverFor(scope);
+  it('R14: a second server reuses the stored tokens: the tools are listed without a login', async ({
+    e2e,
+  }) => {
+    const world = await remoteWorld(e2e);
+    const scope = await acmeScope(e2e, world);
+    const first = await serverFor(e2e, scope);
     await logIn(first, 'acme');
     await first.close();
-    const second = await serverFor(scope);
+    const second = await serverFor(e2e, scope);
     await waitFor(async () => (await names(second)).includes('acme_echo'), 'the remote tools');
     expect((await second.call('acme_echo', { text: 'again' })).isError).toBeFalsy();
   });
 
-  it('R14.7: a remote that goes down mid-call gives that call a tool error, and later calls a prompt one while it is down', async () => {
-    const world = await remoteWorld({ slowMs: 3000 });
-    const server = await loggedIn(world);
+  it('R14.7: a remote that goes down mid-call gives that call a tool error, and later calls a prompt one while it is down', async ({
+    e2e,
+  }) => {
+    const world = await remoteWorld(e2e, { slowMs: 3000 });
+    const server = await loggedIn(e2e, world);
     const call = server.call('acme_slow');
     await new Promise((resolve) => setTimeout(resolve, 300));
     world.down(true);
@@ -158,10 +174,12 @@ describe('remote MCP servers through Ahma', () => {
     );
   });
 
-  it('R14.7: an unreachable remote answers with a tool error naming the cause, within the connect timeout', async () => {
+  it('R14.7: an unreachable remote answers with a tool error naming the cause, within the connect timeout', async ({
+    e2e,
+  }) => {
     const port = await freePort();
     const server = await e2e.inProcess(
-      await scopeWith({ gone: { type: 'http', url: `http://127.0.0.1:${String(port)}/mcp` } }),
+      await scopeWith(e2e, { gone: { type: 'http', url: `http://127.0.0.1:${String(port)}/mcp` } }),
       ['--oauth-callback-port', String(await freePort())],
     );
     const answer = await server.call('gone_connect');
@@ -170,8 +188,10 @@ describe('remote MCP servers through Ahma', () => {
     expect(textOf(answer)).toMatch(/not connected: .*(ECONNREFUSED|fetch failed)/);
   });
 
-  it('SPEC §10: entries that are not "type": "http" are skipped, and a token file commands could write is refused', async () => {
-    const scope = await scopeWith({ local: { type: 'stdio', command: 'x' } });
+  it('SPEC §10: entries that are not "type": "http" are skipped, and a token file commands could write is refused', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, { local: { type: 'stdio', command: 'x' } });
     const server = await e2e.inProcess(scope);
     expect((await names(server)).filter((name) => name.startsWith('local'))).toEqual([]);
     const exposed = {
@@ -185,8 +205,10 @@ describe('remote MCP servers through Ahma', () => {
     await expect(e2e.inProcess(exposed)).rejects.toThrow(/sandboxed commands can write/);
   });
 
-  it('SPEC §10: a token path that reaches the scope through a symlinked directory is refused too', async () => {
-    const scope = await scopeWith({ acme: { type: 'http', url: 'http://127.0.0.1:1/mcp' } });
+  it('SPEC §10: a token path that reaches the scope through a symlinked directory is refused too', async ({
+    e2e,
+  }) => {
+    const scope = await scopeWith(e2e, { acme: { type: 'http', url: 'http://127.0.0.1:1/mcp' } });
     const link = join(await e2e.outsideDir(), 'to-scope');
     await symlink(scope.dir, link);
     const env = { ...scope.env, AHMA_HTTP_CLIENT_TOKEN_PATH: join(link, 'tokens.json') };
