@@ -97,7 +97,7 @@ export {
 } from './process/output.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';
 export { isLive, procStat } from './process/proc-stat.js';
-export { envDenyProblem, tempDirectory } from './process/environment.js';
+export { envDenyProblem, tempDirectory, type Environment } from './process/environment.js';
 export { runSequence } from './sequence/run-sequence.js';
 export { planSequence } from './sequence/plan.js';
 export { type OperationSnapshot, type OperationTask } from './operations/operations.js';

@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { AhmaError } from '../errors.js';
 
 /**
- * A command's environment: every variable set (the server's own environment, with variables that
- * may be unset, is shell-server's Environment).
+ * An environment as a process is given it (process.env): a variable may be unset. The server's
+ * own, read for its settings and the base of every command's; one type for every package.
  */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** A command's environment: every variable set, built from an Environment (commandEnv below). */
 export type CommandEnvironment = Record<string, string>;
 
 /** Variables that make tools behave non-interactively (SPEC §3). */

@@ -1,6 +1,7 @@
 // Logging (R16): pino. By default a daily file in the user's cache directory, without colours;
 // --log-to-stderr gives human-readable coloured lines on stderr. Never stdout: in stdio mode stdout
 // carries only the MCP protocol.
+import type { Environment } from '@ahma/core';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { destination, pino, type DestinationStream, type Logger } from 'pino';
@@ -11,11 +12,11 @@ export interface LoggingOptions {
   readonly logToStderr: boolean;
   readonly debug: boolean;
   /** Where XDG_CACHE_HOME is read (the CLI gives the process's environment). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
 }
 
 /** `$XDG_CACHE_HOME/ahma/logs`, else the platform's cache directory. */
-export function logDirectory(env: Readonly<Record<string, string | undefined>>): string {
+export function logDirectory(env: Environment): string {
   const xdg = env['XDG_CACHE_HOME'];
   if (xdg !== undefined && xdg !== '') return join(xdg, 'ahma', 'logs');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'ahma', 'logs');

@@ -1,7 +1,7 @@
 // ahma-shell's command line (SPEC §7): the flags of runtime/flags.ts read from argv, else from
 // their AHMA_* variables, into ServerOptions; the rules between flags; and the usage.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DEFAULT_TIMINGS, type Timings } from '@ahma/core';
+import { DEFAULT_TIMINGS, type Timings, type Environment } from '@ahma/core';
 import { HEARTBEAT_INTERVAL_MS } from '../calls/heartbeat.js';
 import { type AnyFlag, flagEntries, type FlagSettings, InvalidFlag } from '../runtime/flags.js';
 import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT, type ServerOptions } from '../runtime/settings.js';
@@ -11,8 +11,6 @@ export type ParsedCommandLine =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'usage'; readonly error: string | undefined };
-
-type Environment = Readonly<Record<string, string | undefined>>;
 
 /** A flag's lines in --help: the flag in a column of 25, its help beside and beneath it. */
 function optionLines(flag: AnyFlag): string {

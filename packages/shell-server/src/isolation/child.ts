@@ -12,7 +12,7 @@
 // not waited for forever). A server that dies by itself (a crash, SIGKILL) takes its commands
 // along: the sandbox helper is started with PR_SET_PDEATHSIG and ends the trees it supervises.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { descendantsOf, isLive, killTree, procStat } from '@ahma/core';
+import { descendantsOf, isLive, killTree, procStat, type Environment } from '@ahma/core';
 import { LineFramer } from '../jsonrpc/line-framer.js';
 
 /** The program an isolated session runs; `--sandbox-scope <scope>` is appended to `args`. */
@@ -33,7 +33,7 @@ export interface ChildExit {
 export interface SessionChildOptions {
   readonly command: ChildCommand;
   readonly scope: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   /** One line of stdout, without its newline. */
   readonly onLine: (line: string) => void;
   /** A line of stderr (the server's --log-to-stderr log, or why it refused to start). */

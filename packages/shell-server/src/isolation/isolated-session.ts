@@ -15,6 +15,7 @@
 // - restart-policy.ts: a process that dies is replaced once; a crash loop ends the session;
 // - termination.ts: why a session ends by itself, and what its requests get from then on;
 // - process-slot.ts, client-wire.ts: the two ends (one process at a time; sends in order).
+import type { Environment } from '@ahma/core';
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -77,7 +78,7 @@ export interface IsolatedSessionOptions {
    */
   readonly childCommand?: ChildCommand;
   /** The processes' environment (the server's). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   readonly logger: Logger;
   /** How long to wait for the client's roots before the default scope is used. */
   readonly rootsTimeoutMs?: number;

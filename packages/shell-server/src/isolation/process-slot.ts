@@ -4,6 +4,7 @@
 // no one (each start is a new generation, and the callbacks of an older one are dropped). A stop
 // is not awaited where it is asked for, but close() awaits every stop begun, so a session that is
 // closed has left no process behind (R8D.10).
+import type { Environment } from '@ahma/core';
 import type { Logger } from 'pino';
 import { classify, type MessageKind } from '../jsonrpc/message-kind.js';
 import { SessionChild, type ChildCommand, type ChildExit } from './child.js';
@@ -14,7 +15,7 @@ export interface ProcessSlotOptions {
   /** The program, without `--sandbox-scope` (appended per process). */
   readonly command: ChildCommand;
   /** The processes' environment (the server's). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   readonly logger: Logger;
   /** How long a stopped process gets to close its runtime before its tree is killed. */
   readonly stopGraceMs?: number | undefined;

@@ -13,7 +13,7 @@
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AhmaError, isInside, overlaps, tempDirectory } from '@ahma/core';
+import { AhmaError, isInside, overlaps, tempDirectory, type Environment } from '@ahma/core';
 import { pseudoFileSystem } from './file-system.js';
 
 /** What a session's root is checked against; every path a real path. */
@@ -33,7 +33,7 @@ export interface RootPolicy {
 export async function rootPolicy(options: {
   readonly allowedRoots: readonly string[];
   readonly scope: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   readonly privatePaths: readonly string[];
 }): Promise<RootPolicy> {
   const allowed: string[] = [];

@@ -15,6 +15,7 @@ import {
   resolveSandboxScope,
   resolveToolsDir,
   type Engine,
+  type Environment,
 } from '@ahma/core';
 import { TOKEN_PATH_VARIABLE } from '@ahma/remote';
 import type { Logger } from 'pino';
@@ -31,12 +32,9 @@ import { ToolSet } from '../tools/tool-set.js';
 import { watchToolsDir } from './watch-tools.js';
 import { catalogDirectory, packageDirectory } from '../package.js';
 
-/**
- * The environment the server is given, as process.env holds it (a variable may be unset): read for
- * settings, and the base of every command's own (core's CommandEnvironment, every variable set,
- * without Ahma's secrets: R7.9). The one type of it in this package.
- */
-export type Environment = Readonly<Record<string, string | undefined>>;
+// The environment the server is given (core's Environment, as process.env holds it): read for
+// settings, and the base of every command's own, without Ahma's secrets (R7.9).
+export type { Environment };
 
 export interface RuntimeSettings {
   readonly options: ServerOptions;

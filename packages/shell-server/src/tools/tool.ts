@@ -6,6 +6,7 @@ import {
   type Engine,
   type LoadedTool,
   type OperationSnapshot,
+  type Environment,
 } from '@ahma/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -47,7 +48,7 @@ export interface ToolContext extends RunnerSettings {
   readonly validator: ArgumentValidator;
   readonly logger: Logger;
   /** The server's environment (a livelog tool's API key is read from it). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   /** Default command timeout, seconds (--timeout). */
   readonly defaultTimeoutSeconds: number;
   /** --sync: every call blocks (R3.4). */

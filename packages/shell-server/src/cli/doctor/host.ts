@@ -1,6 +1,7 @@
 // What the doctor learns of the machine outside the sandbox: its kernel and the server's uid (the
 // report's heading), and whether the server's user can create user namespaces here (tried with
 // `unshare -U true`, with the kernel's switches for them).
+import type { Environment } from '@ahma/core';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { release, type } from 'node:os';
@@ -17,9 +18,7 @@ export interface UserNamespaces {
   readonly detail: string;
 }
 
-export async function userNamespaces(
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<UserNamespaces> {
+export async function userNamespaces(env: Environment): Promise<UserNamespaces> {
   const switches: string[] = [];
   for (const [name, path] of [
     ['max_user_namespaces', '/proc/sys/user/max_user_namespaces'],

@@ -2,6 +2,7 @@
 // hand-off files a command must not change), and beside it, outside the scope, a directory holding
 // a readable file and the planted secret. Under /var/tmp: the temp directory is writable by design,
 // so nothing in it could stand for "outside". Removed by dispose(), whatever happened.
+import type { Environment } from '@ahma/core';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -28,9 +29,7 @@ export interface Workspace {
 export const PUBLIC_CONTENT = 'ahma-doctor-public';
 
 /** Creates the workspace (in os.tmpdir() only when /var/tmp cannot be used). */
-export async function createWorkspace(
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<Workspace> {
+export async function createWorkspace(env: Environment): Promise<Workspace> {
   const made = await mkdtemp('/var/tmp/ahma-doctor-').catch(() =>
     mkdtemp(join(tmpdir(), 'ahma-doctor-')),
   );
@@ -68,7 +67,7 @@ export async function createWorkspace(
 }
 
 /** `git init` in the scope, as the server's user; false when git is missing or fails. */
-function gitInit(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
+function gitInit(dir: string, env: Environment): Promise<boolean> {
   return new Promise((resolve) => {
     execFile('git', ['init', '--quiet', dir], { env, timeout: 10_000 }, (error) =>
       resolve(error === null),

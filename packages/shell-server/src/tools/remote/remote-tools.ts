@@ -8,7 +8,7 @@
 // remote that needs no login: tools/list waits for the remotes' first connections, a little
 // (`firstConnections`), and a remote slower than that is listed later, with list_changed.
 import { basename, dirname, join, resolve } from 'node:path';
-import { isInside, realpathLenient } from '@ahma/core';
+import { isInside, realpathLenient, type Environment } from '@ahma/core';
 import { CallbackListener, TOKEN_PATH_VARIABLE, TokenStore, defaultTokenPath } from '@ahma/remote';
 import type { Logger } from 'pino';
 import type { ToolEntry } from '../tool.js';
@@ -17,7 +17,7 @@ import { RemoteServer } from './remote-server.js';
 
 export interface RemoteToolsOptions {
   readonly config: McpConfig;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   /** Ahma's private state root (the default home of the token file). */
   readonly stateRoot: string;
   /** Paths sandboxed commands may write: the token file may not lie in one. */

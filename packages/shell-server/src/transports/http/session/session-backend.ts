@@ -7,6 +7,7 @@
 // command is neither swept as idle nor ended to make room, or the command would be killed). Shared
 // mode counts the operations its connection started; an isolated session's run in its process, and
 // its backend learns them from the session's traffic (session-activity.ts).
+import type { Environment } from '@ahma/core';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Runtime } from '../../../runtime/runtime.js';
 import type { ChildCommand } from '../../../isolation/child.js';
@@ -26,7 +27,7 @@ export interface IsolationSettings {
   readonly defaultScope: string;
   /** What a client's root is checked against (allowed roots, private state, …). */
   readonly roots: RootPolicy;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: Environment;
   /** ahma-shell --mode stdio with the server's flags (isolation/child-command.ts). */
   readonly childCommand: ChildCommand;
 }
