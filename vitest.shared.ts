@@ -84,19 +84,25 @@ export function testConfig(kinds: TestKinds = {}) {
   const sequential = sequentialOf(kinds);
   const e2e = [...(kinds.e2e ?? [])];
   const unit = [...(kinds.unit ?? [])];
-  const parallel = (name: string, include: string[], exclude: string[]) => ({
+  // `isolate: false` (system): a worker keeps the modules it loaded from one file to the next
+  // instead of loading them afresh for each — about a fifth of the system files' CPU on two cores
+  // (shell-server's: 197 s -> 159 s, wall 106 s -> 87 s). Safe because no test file mocks modules,
+  // stubs globals or changes the working directory; each builds its own runtimes and servers. e2e
+  // files keep isolation: they drive binaries and want nothing carried over.
+  const parallel = (name: string, include: string[], exclude: string[], isolate = true) => ({
     test: {
       ...common,
       name,
       include,
       exclude: [...configDefaults.exclude, ...exclude],
       maxWorkers: PARALLEL_WORKERS,
+      isolate,
       sequence: { groupOrder: 0 },
     },
   });
   const projects = [
     unitProject(kinds),
-    parallel('system', [ALL], [...sequential, ...e2e, ...unit]),
+    parallel('system', [ALL], [...sequential, ...e2e, ...unit], false),
     e2e.length === 0 ? undefined : parallel('e2e', e2e, sequential),
     {
       test: {
