@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import { isRequestId } from '../../jsonrpc/message-kind.js';
 import { createModernServer } from '../../protocol/modern/server.js';
 import { OperationTaskStore } from '../../protocol/tasks.js';
 import { InFlightRequests, onBodyEnd } from './modern-cancellation.js';
@@ -108,8 +109,5 @@ function isolatedRefusal(body: unknown): Response {
       'this server isolates every client in a session of its own (--session-isolation), which the sessionless 2026-07-28 revision cannot have: initialize with a 2025 protocol version',
     data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
   };
-  return Response.json(
-    { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error },
-    { status: 400 },
-  );
+  return Response.json({ jsonrpc: '2.0', id: isRequestId(id) ? id : null, error }, { status: 400 });
 }
