@@ -57,7 +57,7 @@ export { createEngine, type Engine } from './engine.js';
 export { livelogKeyVariables } from './definition/livelog-keys.js';
 export { type Logger } from './logger.js';
 export { resolveSandboxScope } from './sandbox/scope.js';
-export { PROFILES, profileProblem } from './sandbox/profiles.js';
+export { PROFILE_NAMES, profileProblem } from './sandbox/profiles.js';
 export { type NetworkMode } from './sandbox/network.js';
 export {
   askable,

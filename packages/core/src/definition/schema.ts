@@ -1,7 +1,7 @@
 // The single source of truth for the MTDF (tool definition) format. The TypeScript types, the
 // published JSON Schema (docs/mtdf-schema.json) and the validator all derive from this file.
 import * as z from 'zod';
-import { PROFILES } from '../sandbox/profiles.js';
+import { PROFILE_NAMES } from '../sandbox/profiles.js';
 import { livelogSchema, toolTypeSchema } from './livelog-schema.js';
 
 /** Longest value accepted for any timeout, in seconds (one day). */
@@ -307,7 +307,7 @@ const toolDefinitionShape = {
   mutates: mutates.optional(),
   livelog: livelogSchema.optional(),
   sandbox_profiles: z
-    .array(z.enum(Object.keys(PROFILES)))
+    .array(z.enum(PROFILE_NAMES))
     .min(1)
     .optional()
     .describe(

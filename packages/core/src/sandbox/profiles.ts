@@ -1,6 +1,6 @@
 // Toolchain profiles (R7.14): the extra paths a toolchain's commands read and write (cargo's
-// download caches, ~/.android for adb), shipped as data in policy/profiles.json and checked when
-// this module loads. The operator enables them (--profile, or the bundles given to --tools); a file
+// download caches, ~/.android for adb), shipped as data in policy/profiles.json and checked before
+// their first use. The operator enables them (--profile, or the bundles given to --tools); a file
 // inside the scope never does. At start the engine turns the enabled profiles and the operator's
 // --allow-read / --allow-write into paths (prepareGrants): missing write directories are made where
 // that is safe, and nothing a deny entry covers is granted (the file's $comment has the rules).
@@ -72,13 +72,23 @@ export function checkProfiles(data: unknown): Readonly<Record<string, Profile>> 
   return profiles;
 }
 
-/** The shipped profiles by name, checked when this module loads: a bad file never grants. */
-export const PROFILES: Readonly<Record<string, Profile>> = checkProfiles(profileData);
+/** The shipped profiles' names, as the file lists them (for --help and the MTDF schema). */
+export const PROFILE_NAMES: readonly string[] = Object.keys(profileData.profiles);
+
+let shipped: Readonly<Record<string, Profile>> | undefined;
+
+/**
+ * The shipped profiles by name, checked on first use rather than when this module loads: the check
+ * costs every start about 20 ms, and most enable no profile. A bad file still never grants.
+ */
+export function shippedProfiles(): Readonly<Record<string, Profile>> {
+  return (shipped ??= checkProfiles(profileData));
+}
 
 /** Why `name` is no profile (the known ones, and the closest), or undefined when it is one. */
 export function profileProblem(name: string): string | undefined {
-  if (Object.hasOwn(PROFILES, name)) return undefined;
-  const known = Object.keys(PROFILES);
+  if (Object.hasOwn(shippedProfiles(), name)) return undefined;
+  const known = PROFILE_NAMES;
   const suggestion = closestMatch(name, known);
   return (
     `unknown sandbox profile "${name}"` +
@@ -109,7 +119,7 @@ export function profileHosts(names: readonly string[]): string[] {
       [...new Set(names)].flatMap((name) => {
         const problem = profileProblem(name);
         if (problem !== undefined) throw new AhmaError('CONFIG_INVALID', problem);
-        return PROFILES[name]?.hosts ?? [];
+        return shippedProfiles()[name]?.hosts ?? [];
       }),
     ),
   ];
@@ -226,7 +236,7 @@ function profilePaths(names: readonly string[], home: string | undefined): Profi
   for (const name of new Set(names)) {
     const problem = profileProblem(name);
     if (problem !== undefined) throw new AhmaError('CONFIG_INVALID', problem);
-    const profile = PROFILES[name];
+    const profile = shippedProfiles()[name];
     if (profile === undefined) continue;
     const usable = usableHome(home);
     const add = (list: readonly string[], kind: ProfilePath['kind']) => {

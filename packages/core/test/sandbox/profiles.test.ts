@@ -14,7 +14,8 @@ import {
   profileGrants,
   profileHosts,
   profileProblem,
-  PROFILES,
+  PROFILE_NAMES,
+  shippedProfiles,
 } from '../../src/sandbox/profiles.js';
 import { bash, engineFixture, removeAll, run, varTmpDir } from '../support/engine.js';
 
@@ -29,20 +30,20 @@ const profile = (fields: Record<string, unknown>) => ({
 describe('the shipped profiles', () => {
   it('R7.14: cover the common toolchains, each with a one-line description', () => {
     for (const name of ['cargo', 'rustup', 'npm', 'pip', 'go', 'gradle', 'maven', 'android']) {
-      expect(PROFILES[name], name).toBeDefined();
-      expect(PROFILES[name]?.description, name).not.toMatch(/\n/);
+      expect(shippedProfiles()[name], name).toBeDefined();
+      expect(shippedProfiles()[name]?.description, name).not.toMatch(/\n/);
     }
-    expect(PROFILES['android']?.write).toEqual(['~/.android']);
-    expect(PROFILES['rustup']?.read).toEqual(['~/.rustup']);
-    expect(PROFILES['maven']?.write).toEqual(['~/.m2/repository']);
-    expect(PROFILES['pip']?.write).toEqual(['~/.cache/pip']);
-    expect(PROFILES['go']?.write).toEqual(
+    expect(shippedProfiles()['android']?.write).toEqual(['~/.android']);
+    expect(shippedProfiles()['rustup']?.read).toEqual(['~/.rustup']);
+    expect(shippedProfiles()['maven']?.write).toEqual(['~/.m2/repository']);
+    expect(shippedProfiles()['pip']?.write).toEqual(['~/.cache/pip']);
+    expect(shippedProfiles()['go']?.write).toEqual(
       expect.arrayContaining(['~/go/pkg/mod', '~/.cache/go-build']),
     );
   });
 
   it('R7.14: cargo writes its caches and lock files, never ~/.cargo itself, its bin or credentials', () => {
-    const cargo = PROFILES['cargo'];
+    const cargo = shippedProfiles()['cargo'];
     const written = [...(cargo?.write ?? []), ...(cargo?.write_files ?? [])];
     expect(written).toEqual(
       expect.arrayContaining(['~/.cargo/registry', '~/.cargo/git', '~/.cargo/.package-cache']),
@@ -53,15 +54,16 @@ describe('the shipped profiles', () => {
   });
 
   it('R7.14: gradle writes beneath ~/.gradle, not ~/.gradle itself (gradle.properties stays unwritable), and says why', () => {
-    const gradle = PROFILES['gradle'];
+    const gradle = shippedProfiles()['gradle'];
     expect(gradle?.write.length).toBeGreaterThan(0);
     for (const path of gradle?.write ?? []) expect(path).toMatch(/^~\/\.gradle\/[^/]+$/);
     expect(gradle?.write).not.toContain('~/.gradle');
     expect(gradle?.description).toMatch(/gradle\.properties/);
   });
 
-  it('R7.14: the file passes its own check (what the module does when it loads)', () => {
-    expect(Object.keys(checkProfiles(shipped))).toEqual(Object.keys(PROFILES));
+  it('R7.14: the file passes its own check (what the first use does), and PROFILE_NAMES lists its profiles', () => {
+    expect(Object.keys(checkProfiles(shipped))).toEqual(Object.keys(shippedProfiles()));
+    expect(PROFILE_NAMES).toEqual(Object.keys(shippedProfiles()));
   });
 });
 
@@ -129,7 +131,7 @@ describe('profileProblem and profileGrants', () => {
     expect(profileProblem('cargo')).toBeUndefined();
     const problem = profileProblem('carg') ?? '';
     expect(problem).toMatch(/unknown sandbox profile "carg" \(did you mean "cargo"\?\)/);
-    for (const name of Object.keys(PROFILES)) expect(problem).toContain(name);
+    for (const name of Object.keys(shippedProfiles())) expect(problem).toContain(name);
     expect(profileProblem('toString')).toMatch(/unknown sandbox profile/);
   });
 

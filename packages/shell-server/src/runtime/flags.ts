@@ -17,7 +17,7 @@ import {
   MAX_MAX_OUTPUT_TOKENS,
   MAX_TIMEOUT_SECONDS,
   MIN_MAX_OUTPUT_TOKENS,
-  PROFILES,
+  PROFILE_NAMES,
   profileProblem,
 } from '@ahma/core';
 import {
@@ -332,7 +332,7 @@ export const FLAGS: { readonly [K in keyof FlagSettings]: Flag<FlagSettings[K]> 
     arg: 'NAME,…',
     help: [
       'let commands reach the caches and paths these toolchains need',
-      `(${Object.keys(PROFILES).join(', ')});`,
+      `(${PROFILE_NAMES.join(', ')});`,
       'bundles given to --tools enable theirs',
     ],
     type: 'list',
