@@ -7,12 +7,16 @@
 // trailing separators go), then compared segment by segment. Symlinks are NOT followed here: a
 // caller deciding something about a real file passes real paths (realpath, resolveReal,
 // realpathLenient). Names compare byte for byte, as the Linux kernel does: `/A` is not inside `/a`.
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 
 /** True when `path` is `dir` itself or lies beneath it. */
 export function isInside(path: string, dir: string): boolean {
-  const rest = relative(resolve(dir), resolve(path));
-  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+  const inner = resolve(path);
+  const outer = resolve(dir);
+  // resolve() leaves no `.` or `..` segment and no doubled or trailing separator (but for `/`
+  // itself), so a prefix that ends at a separator is containment. (It replaced path.relative,
+  // which cost every start about 10 ms of the sandbox's set-up.)
+  return inner === outer || inner.startsWith(outer === sep ? sep : `${outer}${sep}`);
 }
 
 /** True when one of the two paths contains the other. */

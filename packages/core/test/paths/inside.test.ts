@@ -2,7 +2,7 @@
 // where hand-written checks used to disagree.
 import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realpathLenient } from '../../src/argv/paths.js';
 import { isInside, overlaps } from '../../src/paths/inside.js';
@@ -33,6 +33,25 @@ describe('isInside', () => {
     ['//a//b//c', '/a/b', true, 'doubled separators'],
   ])('R7.1: isInside(%j, %j) is %s (%s)', (path, dir, inside) => {
     expect(isInside(path, dir)).toBe(inside);
+  });
+
+  it('R7.1: agrees with the definition through path.relative on 20,000 random spellings', () => {
+    const segments = ['a', 'b', 'A', '..', '.', '..x', 'b.', '', 'bc'];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const spelling = () =>
+      `/${Array.from({ length: random(5) }, () => segments[random(segments.length)]).join('/')}`;
+    const byRelative = (path: string, dir: string) => {
+      const rest = relative(resolve(dir), resolve(path));
+      return rest === '' || (rest !== '..' && !rest.startsWith('../') && !isAbsolute(rest));
+    };
+    for (let index = 0; index < 20_000; index += 1) {
+      const [path, dir] = [spelling(), spelling()];
+      expect(isInside(path, dir), `isInside(${path}, ${dir})`).toBe(byRelative(path, dir));
+    }
   });
 
   it('R7.1: overlaps is containment either way', () => {
