@@ -30,13 +30,27 @@ export type GuidanceCheck =
   | { readonly ok: true; readonly guidance: ToolGuidance }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
+export interface DocumentCheckerOptions {
+  /**
+   * Also compile each tool's input schema with the compiler tools/call validates arguments with
+   * (ArgumentValidator), and refuse a file whose schema it cannot compile. ahma-validate does; a
+   * server does not (about 0.5 s of every start with two bundles): ArgumentValidator compiles a
+   * schema at its tool's first call and turns a failure into that call's error.
+   */
+  readonly compileInputSchemas?: boolean;
+}
+
 /** Checks definition and guidance documents. */
 export class DocumentChecker {
   readonly #definitionSchema = structuralCheck(toolDefinitionSchema, mtdfJsonSchema);
   readonly #guidanceSchema = structuralCheck(toolGuidanceSchema, toolGuidanceJsonSchema);
-  // The compiler tools/call validates arguments with (ArgumentValidator): a schema it cannot
-  // compile would turn every call of the tool into a protocol error, so the file is refused.
-  readonly #compileArguments = createSchemaCompiler('argument');
+  readonly #compileArguments: ((schema: JsonSchema) => SchemaCheck) | undefined;
+
+  constructor(options: DocumentCheckerOptions = {}) {
+    this.#compileArguments = options.compileInputSchemas
+      ? createSchemaCompiler('argument')
+      : undefined;
+  }
 
   checkDefinition(file: string, text: string): DefinitionCheck {
     const parsed = parseJsonDocument(file, text);
@@ -59,6 +73,7 @@ export class DocumentChecker {
   }
 
   #inputSchemaProblems(file: string, leaf: ToolLeaf): Diagnostic[] {
+    if (this.#compileArguments === undefined) return [];
     try {
       this.#compileArguments(leafInputSchema(leaf));
       return [];

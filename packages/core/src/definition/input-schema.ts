@@ -190,19 +190,24 @@ export interface ArgumentError {
 
 /**
  * Validates call arguments against tools' input schemas. One instance serves many tools; each
- * schema is compiled on its first use and cached.
+ * schema is compiled on its first use and cached. Loading a tool file does not compile its
+ * schemas (that was most of a server's start with a few bundles): a schema ajv refuses, which
+ * would be a bug in how Ahma generates it, makes each call of that tool an error result saying
+ * so, and ahma-validate reports it ahead (DocumentChecker's compileInputSchemas).
  */
 export class ArgumentValidator {
   readonly #compile = createSchemaCompiler('argument');
-  readonly #checks = new WeakMap<JsonSchema, SchemaCheck>();
+  /** Each schema's check, or the error its every call gets when ajv cannot compile it. */
+  readonly #checks = new WeakMap<JsonSchema, SchemaCheck | ArgumentError>();
 
   /** Every problem with `args`, or an empty list when they are valid. */
   validate(inputSchema: JsonSchema, args: unknown): ArgumentError[] {
     let check = this.#checks.get(inputSchema);
     if (check === undefined) {
-      check = this.#compile(inputSchema);
+      check = this.#compiled(inputSchema);
       this.#checks.set(inputSchema, check);
     }
+    if (typeof check !== 'function') return [check];
     return check('', withoutUnsetting(inputSchema, args ?? {})).map((d) => {
       const field = d.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
       const where = field === '' ? 'arguments' : `argument "${field}"`;
@@ -212,5 +217,17 @@ export class ArgumentValidator {
           : `${where} ${d.message}`;
       return { field, message: d.hint === undefined ? message : `${message} (${d.hint})` };
     });
+  }
+
+  #compiled(inputSchema: JsonSchema): SchemaCheck | ArgumentError {
+    try {
+      return this.#compile(inputSchema);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        field: '',
+        message: `the tool's input schema cannot be compiled (${reason}); please report this: the tool file passed every check, so Ahma generated a bad schema`,
+      };
+    }
   }
 }

@@ -49,7 +49,9 @@ export async function validateToolFiles(
     else targeted.push(target);
   }
 
-  const checker = new DocumentChecker();
+  // ahma-validate also reports a tool whose input schema cannot be compiled (a server finds out
+  // at the tool's first call).
+  const checker = new DocumentChecker({ compileInputSchemas: true });
   const byFile = new Map<string, Diagnostic[]>(targeted.map((file) => [file, []]));
   for (const [dir, named] of groupByDirectory(targeted)) {
     const siblings = await listJsonFiles(dir, cwd);

@@ -143,6 +143,21 @@ describe('ArgumentValidator', () => {
   const validator = new ArgumentValidator();
   const good = { profile: 'dev', paths: ['src'] };
 
+  it('SPEC §2: a schema ajv cannot compile (a generator bug) makes every call an error naming it, not a throw', () => {
+    const broken = {
+      type: 'object',
+      properties: { path: { type: 'string', notAKeyword: true } },
+    } as unknown as Parameters<ArgumentValidator['validate']>[0];
+    for (const args of [{}, { path: 'x' }]) {
+      const [error, ...more] = validator.validate(broken, args);
+      expect(more).toEqual([]);
+      expect(error?.field).toBe('');
+      expect(error?.message).toMatch(
+        /input schema cannot be compiled \(.*notAKeyword.*\); please report this/,
+      );
+    }
+  });
+
   it('R5.3: valid arguments (meta-parameters included) pass', () => {
     expect(validator.validate(schema, good)).toEqual([]);
     expect(

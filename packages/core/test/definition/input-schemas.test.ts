@@ -1,5 +1,5 @@
-// SPEC §2: every tool's input schema is compiled when its file loads, with the same ajv setup the
-// call validation uses, so no valid file can make tools/call fail on its schema. Here every tool of
+// SPEC §2: a tool's input schema is compiled at its first call (ArgumentValidator), and by
+// ahma-validate ahead; no valid file may make tools/call fail on its schema. Here every tool of
 // every tool file in the repository (catalog, this repository's own tools, fixtures, the Rust
 // ahma's files) compiles and accepts a minimal valid call.
 import { readdirSync, statSync } from 'node:fs';
