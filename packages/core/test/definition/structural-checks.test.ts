@@ -47,6 +47,18 @@ describe('JSON syntax', () => {
       expect(result.diagnostics.map((d) => d.pointer)).toEqual(['/subcommand/1/name']);
   });
 
+  it('R5.2: keys and strings holding quotes, colons and escapes are counted right: a duplicate is still found', () => {
+    const tricky = '{"a\\"b": "x\\": y", "c": ["d:", {"e": "\\\\"}], "f\\\\": 1}';
+    expect(parseJsonDocument('f.json', tricky)).toEqual({
+      ok: true,
+      value: JSON.parse(tricky) as unknown,
+    });
+    const twice = '{"a\\"b": "x\\": y", "c": [{"e": "\\\\", "e": 2}]}';
+    const result = parseJsonDocument('f.json', twice);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.diagnostics.map((d) => d.pointer)).toEqual(['/c/0/e']);
+  });
+
   it('R5.2: the same key in sibling objects is not a duplicate', () => {
     const result = parseJsonDocument('f.json', '{"a": {"name": 1}, "b": {"name": 2}}');
     expect(result).toEqual({ ok: true, value: { a: { name: 1 }, b: { name: 2 } } });
