@@ -11,7 +11,7 @@ export const tests: TestKinds = {
     'test/isolation/{child-command,handshake,message-router,restart-policy,termination}.test.ts',
     'test/jsonrpc/{incoming,line-framer,message-kind,oversized}.test.ts',
     'test/tools/bundles.test.ts',
-    'test/transports/http/accept.test.ts',
+    'test/transports/http/{accept,session-limits}.test.ts',
     'test/transports/http/session/{event-store,session-activity}.test.ts',
     'test/transports/stdio/transport.test.ts',
   ],
