@@ -8,8 +8,9 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
  * the first kind whose globs match it, in this order:
  *
  * - `sequential`: must have the machine to themselves — they attack the sandbox, count or signal
- *   processes, or measure time. One at a time, after all the others. SEQUENTIAL below holds for
- *   every package.
+ *   processes, or measure time. One at a time, after all the others (inside one, a red-team file
+ *   runs its root and its user attacks side by side: eachIdentity in red-team/harness.ts).
+ *   SEQUENTIAL below holds for every package.
  * - `e2e`: the built package from outside — its binaries spawned, real MCP clients over stdio or
  *   HTTP, its dist.
  * - `unit`: start no process and open no server (pure functions, parsing, schemas, docs checks),

@@ -4,8 +4,8 @@
 // runs, whoever the server runs as; the same word typed by hand proves the attack is real.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile } from './harness.js';
+import { expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -14,7 +14,7 @@ const textOf = (result: { content?: unknown }) =>
     .map((part) => part.text ?? '')
     .join('\n');
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, { args: ['--tools', 'git'] });
 
   it('R7.6: git_log {"revision": "--output=…"} is refused and writes nothing, inside the scope or out', async () => {

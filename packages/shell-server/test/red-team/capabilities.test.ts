@@ -5,19 +5,19 @@
 // and no_new_privs makes it moot), so for the user these tests pin what must stay true.
 // `--keep-capabilities` is the opt-out.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   blockedWith,
   confined,
+  eachIdentity,
   fileState,
-  IDENTITIES,
   redTeamFile,
   verdictLine,
 } from './harness.js';
 
 const file = redTeamFile(['caps']);
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity);
   // The bounding set can only be emptied by a process that has CAP_SETPCAP: root.
   const sets =
@@ -28,7 +28,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(verdictLine(result.output, 'capabilities')).toMatch(/^capabilities: blocked: all zero/);
   });
 
-  it('R7.6: chown of a scope file to another uid fails', async () => {
+  it('R7.6: chown of a scope file to another uid fails', async ({ expect }) => {
     const target = await seat().write(join(seat().scope, 'mine.txt'), 'mine\n');
     const before = await fileState(target);
     const result = await server().sh(seat().x('caps', 'chown', target));
@@ -36,7 +36,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await fileState(target)).toEqual(before);
   });
 
-  it('R7.6: setuid(1) and setgid(1) fail', async () => {
+  it('R7.6: setuid(1) and setgid(1) fail', async ({ expect }) => {
     const result = await server().sh(seat().x('caps', 'setuid'));
     expect.soft(verdictLine(result.output, 'setuid')).toMatch(blockedWith('setuid', ['EPERM']));
     expect(verdictLine(result.output, 'setgid')).toMatch(blockedWith('setgid', ['EPERM']));

@@ -5,20 +5,20 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   blockedWith,
   confined,
+  eachIdentity,
   fileState,
-  IDENTITIES,
   nodeState,
   quote,
   redTeamFile,
   textOf,
   treeState,
+  type Seat,
   verdictLine,
   verdicts,
-  type Seat,
 } from './harness.js';
 import { abstractListener } from './listener.js';
 
@@ -49,10 +49,12 @@ async function prepare(seat: Seat): Promise<void> {
 
 const RACE_ROUNDS = 150;
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, { prepare });
 
-  it('R7.2: /proc/sys, /proc/sysrq-trigger and /sys cannot be opened for writing', async () => {
+  it('R7.2: /proc/sys, /proc/sysrq-trigger and /sys cannot be opened for writing', async ({
+    expect,
+  }) => {
     const targets = [
       '/proc/sys/kernel/core_pattern',
       '/proc/sys/kernel/modprobe',
@@ -70,7 +72,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await Promise.all(targets.map((path) => nodeState(path)))).toEqual(before);
   });
 
-  it('R7.2: an outside file cannot be hard-linked into the scope and written through, nor a scope file renamed out', async () => {
+  it('R7.2: an outside file cannot be hard-linked into the scope and written through, nor a scope file renamed out', async ({
+    expect,
+  }) => {
     const victim = await seat().write(join(seat().outside, 'linked.txt'), 'original\n');
     const before = await treeState(seat().outside);
     const result = await server().sh(seat().x('link-rename', victim, seat().scope, seat().outside));
@@ -142,7 +146,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     }
   });
 
-  it('R7.6: the node server’s and the zygote’s files cannot be written through /proc/<pid>/fd, cwd or root', async () => {
+  it('R7.6: the node server’s and the zygote’s files cannot be written through /proc/<pid>/fd, cwd or root', async ({
+    expect,
+  }) => {
     const zygote = await server().zygote();
     const before = await treeState(seat().outside);
     const result = await server().sh(

@@ -21,21 +21,21 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   asIdentity,
+  eachIdentity,
   EXPLOITS_DIR,
-  IDENTITIES,
   NOBODY,
   quote,
   redTeamFile,
   Seat,
   structured,
   treeState,
-  verdictLine,
   type CommandResult,
   type HttpServerProcess,
   type Identity,
+  verdictLine,
 } from './harness.js';
 import { INITIALIZE } from '../support/http.js';
 
@@ -67,7 +67,7 @@ async function connect(server: HttpServerProcess, root: string): Promise<Client>
   return client;
 }
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   let seat: Seat | undefined;
   let server: HttpServerProcess | undefined;
   let client: Client | undefined;

@@ -6,17 +6,17 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   blockedWith,
   confined,
+  eachIdentity,
   fileState,
-  IDENTITIES,
   nodeState,
   redTeamFile,
+  type Seat,
   verdictLine,
   verdicts,
-  type Seat,
 } from './harness.js';
 
 const file = redTeamFile(['mknod', 'open-write', 'tty-ioctl', 'pty-hold']);
@@ -58,10 +58,10 @@ async function outsidePty(seat: Seat): Promise<Pty> {
   };
 }
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity);
 
-  it('R7.6: mknod of a block device (loop, 7:0) in the scope is refused', async () => {
+  it('R7.6: mknod of a block device (loop, 7:0) in the scope is refused', async ({ expect }) => {
     const node = join(seat().scope, 'loop-node');
     const result = await server().sh(seat().x('mknod', node, 'b', 7, 0));
     expect
@@ -71,7 +71,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(verdicts(result.output).filter((v) => v.kind === 'ESCAPED')).toEqual([]);
   });
 
-  it('R7.6: mknod of a char device (/dev/kmsg, 1:11) in the scope is refused', async () => {
+  it('R7.6: mknod of a char device (/dev/kmsg, 1:11) in the scope is refused', async ({
+    expect,
+  }) => {
     const node = join(seat().scope, 'kmsg-node');
     const result = await server().sh(seat().x('mknod', node, 'c', 1, 11));
     expect
@@ -81,7 +83,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(verdicts(result.output).filter((v) => v.kind === 'ESCAPED')).toEqual([]);
   });
 
-  it('R7.6: existing block devices (loop, disks) and /dev/kmsg cannot be opened for writing', async () => {
+  it('R7.6: existing block devices (loop, disks) and /dev/kmsg cannot be opened for writing', async ({
+    expect,
+  }) => {
     const targets = deviceTargets();
     expect(targets.length).toBeGreaterThan(0);
     const before = await Promise.all(targets.map((path) => nodeState(path)));
@@ -96,7 +100,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   // Two layers: Landlock keeps /dev/pts out of reach (EACCES at open), and the seccomp deny-list
   // refuses the ioctls themselves (EPERM; packages/core/test/sandbox/helper.test.ts proves that
   // layer alone, on a terminal the command inherits).
-  it('R7.6: TIOCSTI into a terminal outside is refused and nothing is typed', async () => {
+  it('R7.6: TIOCSTI into a terminal outside is refused and nothing is typed', async ({
+    expect,
+  }) => {
     const pty = await outsidePty(seat());
     const result = await server().sh(
       seat().x('tty-ioctl', 'tiocsti', pty.slave, 'echo injected-by-ahma\n'),

@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   asIdentity,
   confined,
-  IDENTITIES,
+  eachIdentity,
   redTeamFile,
   treeState,
   type Identity,
@@ -43,7 +43,7 @@ async function project(seat: Seat): Promise<void> {
 
 const EVIL = 'echo rt-pwned > /tmp/rt-pwned';
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, { prepare: project });
 
   it('R7.11: a command cannot plant a git hook, core.hooksPath, a tool file or an editor task, not even by moving .git, .git/hooks, .ahma or .vscode away', async () => {

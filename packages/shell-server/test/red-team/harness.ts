@@ -35,7 +35,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import {
   descendantsOf,
   processInfo,
@@ -100,6 +100,20 @@ export function identities(): Identity[] {
 }
 
 export const IDENTITIES = identities();
+
+/**
+ * A file's attacks once per identity. The identities run side by side — each has its own server,
+ * scope and processes, and the file still has the package's run to itself — and one identity's
+ * tests run in order, as written. A file that watches something machine-wide (import-devices,
+ * /dev/pts) keeps describe.each(IDENTITIES), one identity after the other.
+ */
+export function eachIdentity(name: string, attacks: (identity: Identity) => void): void {
+  describe.concurrent.each(IDENTITIES)(name, (identity) => {
+    describe.sequential('in order', () => {
+      attacks(identity);
+    });
+  });
+}
 
 function onPath(program: string): string | undefined {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
@@ -273,7 +287,7 @@ export interface Runtime {
 export class RunDir {
   readonly dir: string;
   readonly #binaries = new Map<string, string>();
-  #mirror: Runtime | undefined;
+  #mirror: Promise<Runtime> | undefined;
   #static: boolean | undefined;
 
   private constructor(dir: string) {
@@ -329,8 +343,12 @@ export class RunDir {
    * alone; one installed under /root, e.g. by nvm, is out of the identity's reach). Made once per
    * file, only when a server runs as another user.
    */
-  async mirror(identity: Identity): Promise<Runtime> {
-    if (this.#mirror !== undefined) return this.#mirror;
+  mirror(identity: Identity): Promise<Runtime> {
+    // One copy however many describes ask at once.
+    return (this.#mirror ??= this.#copy(identity));
+  }
+
+  async #copy(identity: Identity): Promise<Runtime> {
     const root = join(this.dir, 'app');
     const server = join(root, 'packages', 'shell-server');
     const coreSource = await realpath(join(PACKAGE_DIR, 'node_modules', '@ahma', 'core'));
@@ -361,8 +379,7 @@ export class RunDir {
       await cp(process.execPath, node);
     }
     await openUp(root);
-    this.#mirror = { node, bin: join(server, 'bin', 'ahma-shell.js') };
-    return this.#mirror;
+    return { node, bin: join(server, 'bin', 'ahma-shell.js') };
   }
 
   async dispose(): Promise<void> {
@@ -526,12 +543,15 @@ export class Seat {
   }
 
   static async create(identity: Identity, runDir: RunDir): Promise<Seat> {
-    const base = join(runDir.dir, identity.name);
+    // A directory of its own: one file's describes for one identity may run at once.
+    const base = await mkdtemp(join(runDir.dir, `${identity.name}-`));
     // Beside the identity's directories, not in the test's own temp dir: that one may be private
     // to the test process (the suite's global setup makes it 0700), out of the user's reach.
     const temp = await realpath(await mkdtemp(join(runDir.dir, `${identity.name}-tmp-`)));
     const seat = new Seat(identity, runDir, base, temp);
-    for (const dir of [base, seat.home, seat.scope, seat.outside]) {
+    await chmod(base, 0o755);
+    await seat.own(base);
+    for (const dir of [seat.home, seat.scope, seat.outside]) {
       await mkdir(dir, { mode: 0o755 });
       await seat.own(dir);
     }

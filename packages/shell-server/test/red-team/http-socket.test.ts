@@ -8,15 +8,16 @@
 import { execFile } from 'node:child_process';
 import { chmod, lstat, readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   asIdentity,
+  eachIdentity,
   IDENTITIES,
   redTeamFile,
   Seat,
-  waitFor,
   type HttpServerProcess,
   type Identity,
+  waitFor,
 } from './harness.js';
 import { INITIALIZE } from '../support/http.js';
 
@@ -70,7 +71,7 @@ async function logLines(seat: Seat): Promise<Record<string, unknown>[]> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const other = IDENTITIES.find((each) => each.name !== identity.name);
   let seat: Seat | undefined;
   let server: HttpServerProcess | undefined;

@@ -2,12 +2,12 @@
 // may write, and the rewrite would run unconfined at the next start. A server whose code lies in a
 // writable path refuses to start, whoever it runs as, before it runs anything.
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile } from './harness.js';
+import { expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile } from './harness.js';
 
 const file = redTeamFile([]);
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat } = confined(file, identity, { perTest: true });
 
   it('R7.6: a server whose own code lies inside the scope refuses to start, naming the fix', async () => {

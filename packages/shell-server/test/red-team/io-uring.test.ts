@@ -3,21 +3,21 @@
 // IORING_OP_SOCKET + IORING_OP_CONNECT. io_uring must be refused as a whole (io_uring_setup
 // fails), and an outside listener must see no connection.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, it } from 'vitest';
 import {
   blockedWith,
   confined,
-  IDENTITIES,
+  eachIdentity,
   redTeamFile,
+  type Seat,
   verdictLine,
   verdicts,
-  type Seat,
 } from './harness.js';
 import { abstractListener, pathListener, type Listener } from './listener.js';
 
 const file = redTeamFile(['unix-connect']);
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity);
   let listener: Listener | undefined;
   afterEach(async () => {
@@ -28,7 +28,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
   const outsideSocket = async (s: Seat) =>
     (listener = await pathListener(join(s.outside, `listener-${String(Date.now())}.sock`)));
 
-  it('R7.6: io_uring cannot connect to an outside unix socket (io_uring_setup is refused)', async () => {
+  it('R7.6: io_uring cannot connect to an outside unix socket (io_uring_setup is refused)', async ({
+    expect,
+  }) => {
     const target = await outsideSocket(seat());
     const result = await server().sh(seat().x('unix-connect', 'uring', target.address));
     expect
@@ -38,7 +40,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(target.connections()).toBe(0);
   });
 
-  it('R7.2: a plain socket(AF_UNIX) + connect to an outside unix socket is refused', async () => {
+  it('R7.2: a plain socket(AF_UNIX) + connect to an outside unix socket is refused', async ({
+    expect,
+  }) => {
     const target = await outsideSocket(seat());
     const result = await server().sh(seat().x('unix-connect', 'plain', target.address));
     expect
@@ -48,7 +52,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(target.connections()).toBe(0);
   });
 
-  it('R7.6: io_uring cannot connect to an outside abstract unix socket either', async () => {
+  it('R7.6: io_uring cannot connect to an outside abstract unix socket either', async ({
+    expect,
+  }) => {
     const target = (listener = await abstractListener());
     const result = await server().sh(seat().x('unix-connect', 'uring', target.address));
     expect

@@ -6,12 +6,12 @@
 // file outside (a user cannot anyway, root must not). The rest is documented as a limitation, and
 // asserted as it is today so that a kernel that starts refusing it shows up here.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   blockedWith,
   confined,
+  eachIdentity,
   fileState,
-  IDENTITIES,
   redTeamFile,
   verdictLine,
   verdicts,
@@ -27,10 +27,12 @@ const SETID_ATTEMPTS = [
   'fchmodat2-setuid',
 ];
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity);
 
-  it('R7.6: chmod, fchmod, fchmodat and fchmodat2 cannot add set-uid/set-gid bits to a file outside the scope', async () => {
+  it('R7.6: chmod, fchmod, fchmodat and fchmodat2 cannot add set-uid/set-gid bits to a file outside the scope', async ({
+    expect,
+  }) => {
     const target = await seat().write(join(seat().outside, 'tool'), '#!/bin/sh\n', 0o755);
     const before = await fileState(target);
     const result = await server().sh(seat().x('chmod-setid', target));
@@ -47,7 +49,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await fileState(target)).toEqual(before);
   });
 
-  it('R7.6: … nor to a file inside the scope (no set-uid program left for someone to run)', async () => {
+  it('R7.6: … nor to a file inside the scope (no set-uid program left for someone to run)', async ({
+    expect,
+  }) => {
     const target = await seat().write(join(seat().scope, 'tool'), '#!/bin/sh\n', 0o755);
     const result = await server().sh(seat().x('chmod-setid', target));
     for (const attempt of SETID_ATTEMPTS) {
@@ -67,7 +71,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(mode === undefined || (Number.parseInt(mode, 8) & 0o6000) === 0).toBe(true);
   });
 
-  it('R7.6: chown of a file outside the scope fails', async () => {
+  it('R7.6: chown of a file outside the scope fails', async ({ expect }) => {
     const target = await seat().write(join(seat().outside, 'owned.txt'), 'owned\n');
     const before = await fileState(target);
     const result = await server().sh(seat().x('caps', 'chown', target));

@@ -13,8 +13,8 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile } from './harness.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -125,7 +125,7 @@ except OSError: pass
 print("inner:", (answer.split(b"\\r\\n")[0].decode() or "closed"))
 EOF`;
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, { args });
 
   it('R7.16: a named loopback service is reached through the proxy, by plain HTTP and by a CONNECT tunnel; an unnamed port, Ahma’s own HTTP port and localhost are refused by the proxy', async () => {

@@ -5,8 +5,8 @@
 // same attempts from a default server (`--network host`) do connect: the mode is what stops them.
 // Run as root and as an ordinary user.
 import { createServer, type Server as NetServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile } from './harness.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -35,7 +35,7 @@ const attempts = (target: number) =>
     `python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW); print("netlink:open")' 2>&1 | tail -1`,
   ].join('\n');
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, { args: ['--network', 'none'] });
 
   it('R7.15: under --network none a command reaches no loopback service and not Ahma’s own HTTP port; UDP, IPv6 and netlink sockets are refused', async () => {

@@ -7,18 +7,18 @@
 // agent is shown), or from its environment (the caches the server redirects sit beside it).
 // Each test has a server of its own: a planted link would otherwise catch the next test's logs.
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { it } from 'vitest';
 import {
   blockedWith,
   confined,
+  eachIdentity,
   fileState,
-  IDENTITIES,
   redTeamFile,
   treeState,
-  verdictLine,
-  verdicts,
   type CommandResult,
   type Server,
+  verdictLine,
+  verdicts,
 } from './harness.js';
 
 const file = redTeamFile(['log-plant']);
@@ -40,10 +40,10 @@ async function truncatedRun(server: Server): Promise<CommandResult & { full_outp
 
 const DENIED = ['EACCES', 'EPERM', 'EROFS', 'ENOENT'];
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server: current } = confined(file, identity, { perTest: true });
 
-  it('R7.6: the output-log directory is not writable by a command', async () => {
+  it('R7.6: the output-log directory is not writable by a command', async ({ expect }) => {
     const server = current();
     const logDir = dirname((await truncatedRun(server)).full_output_path);
     const before = await treeState(logDir);
@@ -52,7 +52,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await treeState(logDir)).toEqual(before);
   });
 
-  it('R7.6: symlinks planted at the next operations’ log names do not make the server write outside', async () => {
+  it('R7.6: symlinks planted at the next operations’ log names do not make the server write outside', async ({
+    expect,
+  }) => {
     const server = current();
     const victim = await seat().write(join(seat().outside, 'victim.txt'), 'precious\n');
     const before = await fileState(victim);
@@ -68,7 +70,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     });
   });
 
-  it('R7.6: a log directory found from the environment cannot be planted either', async () => {
+  it('R7.6: a log directory found from the environment cannot be planted either', async ({
+    expect,
+  }) => {
     const server = current();
     const victim = await seat().write(join(seat().outside, 'victim-env.txt'), 'precious\n');
     const before = await fileState(victim);
@@ -79,7 +83,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await fileState(victim)).toEqual(before);
   });
 
-  it('R7.6: the log directory cannot be swapped for a symlink to outside', async () => {
+  it('R7.6: the log directory cannot be swapped for a symlink to outside', async ({ expect }) => {
     const server = current();
     const target = await seat().mkdir(join(seat().outside, 'log-target'));
     const before = await treeState(seat().outside);

@@ -2,12 +2,12 @@
 // confinement. It cannot type into it (TIOCSTI) or into another terminal, its terminal is not the
 // server's, and it writes outside the scope no more than any command. Run as root and as an
 // ordinary user.
-import { describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile, structured } from './harness.js';
+import { expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile, structured } from './harness.js';
 
 const file = redTeamFile([]);
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity);
 
   it('R15.4: a pty command cannot type into its terminal (TIOCSTI), write outside the scope, or reach the server’s terminal', async () => {

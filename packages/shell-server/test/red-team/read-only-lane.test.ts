@@ -6,8 +6,8 @@
 // not see (a file's mode and times) is documented, and asserted as it is today in its own test.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile } from './harness.js';
+import { expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -24,10 +24,12 @@ const ATTACK = [
   'rmdir sub; echo "rmdir=$?"',
 ].join('\n');
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity);
 
-  it('SPEC §14 lanes, R7.2: a read_only command changes no byte or name in the scope, by any road', async () => {
+  it('SPEC §14 lanes, R7.2: a read_only command changes no byte or name in the scope, by any road', async ({
+    expect,
+  }) => {
     const victim = await seat().write(join(seat().scope, 'victim.txt'), 'original\n');
     await seat().mkdir(join(seat().scope, 'sub'));
     const result = await server().sh(ATTACK, { concurrency: 'read_only' });

@@ -5,10 +5,10 @@
 // symlink to outside: the server must never write through it on the command's behalf.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import {
   confined,
-  IDENTITIES,
+  eachIdentity,
   redTeamFile,
   structured,
   textOf,
@@ -30,7 +30,7 @@ async function add(server: Server, command: Record<string, unknown>) {
   return server.call('add_command', command);
 }
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   // .ahma is a hand-off path (R7.11), read-only to commands by default; these attacks are on the
   // server's own writes, which must hold even where the operator opened .ahma to commands.
   const { seat, server: current } = confined(file, identity, {

@@ -4,18 +4,18 @@
 // command that attacks the login's callback port can neither crash Ahma nor end the login. Run as
 // root and as an ordinary user.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createBrowser,
   freePort,
   startOAuthWorld,
   type OAuthWorld,
 } from '../../../remote/test/support/oauth-world.js';
-import { confined, IDENTITIES, redTeamFile, textOf, waitFor } from './harness.js';
+import { confined, eachIdentity, redTeamFile, textOf, waitFor } from './harness.js';
 
 const file = redTeamFile([]);
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, {
     prepare: async (seat) => {
       await seat.mkdir(join(seat.scope, '.ahma'));
@@ -40,7 +40,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
 });
 
 // While a login waits, the callback server listens on 127.0.0.1, which commands can reach.
-describe.each(IDENTITIES)('the login callback, as $name', (identity) => {
+eachIdentity('the login callback, as $name', (identity) => {
   let world: OAuthWorld | undefined;
   let port = 0;
   /** The server's arguments, completed once the callback port is chosen. */

@@ -10,8 +10,8 @@
 // creates threads and children with clone3 and falls back to clone on ENOSYS only, so EPERM would
 // break every threaded program. The last test checks that ordinary work still runs.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { blockedWith, confined, IDENTITIES, redTeamFile, verdictLine } from './harness.js';
+import { expect, it } from 'vitest';
+import { blockedWith, confined, eachIdentity, redTeamFile, verdictLine } from './harness.js';
 
 const file = redTeamFile(['syscalls']);
 
@@ -39,7 +39,7 @@ const DENIED = [
   'clone3-newuser',
 ] as const;
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, {
     prepare: async (s) => {
       await s.mkdir(join(s.scope, 'mnt'));

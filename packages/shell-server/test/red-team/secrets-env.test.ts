@@ -7,8 +7,8 @@
 // Landlock domain refuses ptrace-mode reads of processes outside it, whatever the uid. Run as
 // root and as an ordinary user.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile } from './harness.js';
+import { expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -50,7 +50,7 @@ function probe(serverPid: number): string {
   ].join('; ');
 }
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat } = confined(file, identity, {
     prepare: async (seat) => {
       await seat.mkdir(join(seat.scope, '.ahma'));

@@ -5,8 +5,8 @@
 // state: another operation's full output log, the HTTP server's token file, the OAuth token store.
 // None of the secrets' bytes may appear in any result; the files ssh needs stay readable.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { confined, IDENTITIES, redTeamFile, type Seat } from './harness.js';
+import { expect, it } from 'vitest';
+import { confined, eachIdentity, redTeamFile, type Seat } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -41,7 +41,7 @@ const OPENAT2 = [
   'print("openat2:", os.read(fd, 200) if fd >= 0 else os.strerror(ctypes.get_errno()))',
 ].join('\n');
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server } = confined(file, identity, { prepare: plantHome });
 
   const expectNoSecret = (output: string) => {

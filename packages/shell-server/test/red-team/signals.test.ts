@@ -9,14 +9,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   aliveAndRunning,
   blockedWith,
   confined,
   descendantsOf,
+  eachIdentity,
   fileState,
-  IDENTITIES,
   processes,
   processInfo,
   quote,
@@ -24,11 +24,11 @@ import {
   SHORT_STOP_WAITS,
   signal,
   sleep,
+  type Seat,
+  type Server,
   verdictLine,
   verdicts,
   waitFor,
-  type Seat,
-  type Server,
 } from './harness.js';
 
 const file = redTeamFile(['signal', 'ptrace', 'daemon']);
@@ -115,13 +115,15 @@ async function daemonGone(pid: number): Promise<boolean> {
 const tracerOf = async (pid: number) =>
   /^TracerPid:\s*(\d+)/m.exec(await readFile(`/proc/${String(pid)}/status`, 'utf8'))?.[1];
 
-describe.each(IDENTITIES)('as $name', (identity) => {
+eachIdentity('as $name', (identity) => {
   const { seat, server: current } = confined(file, identity, {
     perTest: true,
     env: SHORT_STOP_WAITS,
   });
 
-  it('R7.6: a command cannot SIGSTOP the zygote, its own supervisor or another operation', async () => {
+  it('R7.6: a command cannot SIGSTOP the zygote, its own supervisor or another operation', async ({
+    expect,
+  }) => {
     const server = current();
     const zygote = await server.zygote();
     const other = await bystander(server, seat());
@@ -149,7 +151,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(finished).toMatchObject({ status: 'completed', output: 'survived\n' });
   }, 60_000);
 
-  it('R7.6: a command cannot SIGKILL the zygote, its own supervisor or another operation', async () => {
+  it('R7.6: a command cannot SIGKILL the zygote, its own supervisor or another operation', async ({
+    expect,
+  }) => {
     const server = current();
     const zygote = await server.zygote();
     const other = await bystander(server, seat());
@@ -201,7 +205,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     }
   }, 60_000);
 
-  it('R7.6: PTRACE_ATTACH and /proc/<pid>/mem of the node server, the zygote and another operation are denied', async () => {
+  it('R7.6: PTRACE_ATTACH and /proc/<pid>/mem of the node server, the zygote and another operation are denied', async ({
+    expect,
+  }) => {
     const server = current();
     const zygote = await server.zygote();
     const other = await bystander(server, seat());
@@ -239,7 +245,9 @@ describe.each(IDENTITIES)('as $name', (identity) => {
     expect(await fileState(marker)).toBeUndefined();
   }, 60_000);
 
-  it('R7.6: a daemon that SIGKILLs its supervisor first still does not outlive its call', async () => {
+  it('R7.6: a daemon that SIGKILLs its supervisor first still does not outlive its call', async ({
+    expect,
+  }) => {
     const server = current();
     const zygote = await server.zygote();
     const marker = join(seat().scope, 'daemon-outlived-supervisor.txt');
@@ -259,7 +267,7 @@ describe.each(IDENTITIES)('as $name', (identity) => {
 
 // The stop waits a user gets (grace, backstop, watchdog at their defaults): what a stopped command
 // costs, end to end, without the shortened waits of the tests above.
-describe.each(IDENTITIES)('as $name, at the default stop waits', (identity) => {
+eachIdentity('as $name, at the default stop waits', (identity) => {
   const { server: current } = confined(file, identity, { perTest: true });
 
   it('R7.6: a command that stops itself or its supervisor still times out, and can be cancelled', async () => {
