@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Cold start of this checkout's ahma-shell against another's: spawn → initialize → tools/list over
+// stdio, the two builds alternated, and the CPU the server process (all its threads) used by the
+// time tools/list was answered, from /proc/<pid>/stat. Extra arguments go to both servers.
+//
+//   node bench/cold-start.mjs OTHER_CHECKOUT [--n 12] [-- --tools git,file-tools]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { summarize } from './stats.mjs';
+
+const argv = process.argv.slice(2);
+const dash = argv.indexOf('--');
+const own = dash === -1 ? argv : argv.slice(0, dash);
+const extra = dash === -1 ? [] : argv.slice(dash + 1);
+const other = own.find((arg) => !arg.startsWith('--'));
+if (other === undefined) {
+  process.stderr.write('usage: node bench/cold-start.mjs OTHER_CHECKOUT [--n 12] [-- ARGS…]\n');
+  process.exit(2);
+}
+const n = Number(own[own.indexOf('--n') + 1] ?? 12) || 12;
+const here = join(fileURLToPath(import.meta.url), '..', '..');
+const builds = {
+  other: join(resolve(other), 'packages', 'shell-server', 'bin', 'ahma-shell.js'),
+  this: join(here, 'packages', 'shell-server', 'bin', 'ahma-shell.js'),
+};
+// A scope of its own, under /var/tmp: Ahma refuses to start when its code lies where commands
+// can write, and a checkout under /tmp would.
+const scope = mkdtempSync(join('/var/tmp', 'ahma-cold-'));
+const ticksMs = 1000 / 100; // USER_HZ on Linux
+
+const messages = [
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'cold-start', version: '1' },
+    },
+  },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+];
+
+/** One start: ms to the tools/list answer, and the server's CPU ms by then. */
+async function once(bin) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [bin, '--mode', 'stdio', ...extra], {
+    cwd: scope,
+    env: { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), 'ahma-cold-tmp-')) },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  let output = '';
+  const listed = new Promise((done, fail) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('"id":2')) done();
+    });
+    child.on('exit', (code) =>
+      fail(new Error(`${bin} exited (${String(code)}) before tools/list`)),
+    );
+  });
+  for (const message of messages) child.stdin.write(`${JSON.stringify(message)}\n`);
+  await listed;
+  const ms = performance.now() - started;
+  const stat = readFileSync(`/proc/${String(child.pid)}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuMs = (Number(fields[11]) + Number(fields[12])) * ticksMs;
+  const exited = new Promise((done) => child.on('exit', done));
+  child.stdin.end();
+  await exited;
+  return { ms, cpuMs };
+}
+
+const results = { other: [], this: [] };
+for (let round = 0; round < n; round += 1) {
+  for (const name of round % 2 === 0 ? ['this', 'other'] : ['other', 'this']) {
+    results[name].push(await once(builds[name]));
+  }
+}
+const rows = Object.entries(results).map(([name, runs]) => ({
+  name: name === 'other' ? resolve(other) : 'this',
+  ms: summarize(runs.map((run) => run.ms)).p50,
+  cpu: summarize(runs.map((run) => run.cpuMs)).p50,
+}));
+process.stdout.write(
+  `# cold start (spawn → initialize → tools/list), ${String(n)} each, alternated${extra.length > 0 ? `, ${extra.join(' ')}` : ''}\n\n` +
+    '| build | p50 ms | server CPU ms (p50) |\n| --- | ---: | ---: |\n' +
+    rows.map((row) => `| ${row.name} | ${row.ms.toFixed(0)} | ${row.cpu.toFixed(0)} |`).join('\n') +
+    `\n\nthis/other: ${(rows[1].ms / rows[0].ms).toFixed(2)}× wall, ${(rows[1].cpu / rows[0].cpu).toFixed(2)}× CPU\n`,
+);
