@@ -31,6 +31,7 @@ import {
 import type { Logger } from 'pino';
 import { test } from 'vitest';
 import type { CommandResult } from '../../src/calls/results.js';
+import { runAhmaShell } from '../../src/cli/run.js';
 import type { ServerOptions } from '../../src/runtime/settings.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -309,6 +310,26 @@ export class E2E {
     options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
   ): Promise<CliResult> {
     return this.runCommand(process.execPath, [BIN, ...args], options);
+  }
+
+  /**
+   * Runs ahma-shell's command line in this process (cli/run.ts, what the binary runs), with its
+   * own arguments, environment and directory; stdin is no terminal. For everything but the
+   * binary's own smoke tests: a process start costs a second of CPU on a busy machine.
+   */
+  async runInProcess(
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<CliResult> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runAhmaShell(args, options.env ?? childEnv(), options.cwd ?? PACKAGE_DIR, {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      stdinIsTerminal: false,
+      stderrIsTerminal: false,
+    });
+    return { code, signal: null, stdout, stderr };
   }
 
   runCommand(
