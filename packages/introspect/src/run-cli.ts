@@ -1,12 +1,13 @@
 // ahma-introspect PROGRAM [--depth N] [--out FILE] [--name NAME]: the tool file of a program from
-// its --help, printed or written. Exit 0 written, 1 the program gave no help or the sandbox could
-// not start, 2 usage.
+// its --help, printed or written; written again, merged with the person's edits (mtdf/merge.ts).
+// Exit 0 written, 1 no help, no sandbox, or a merge that would not validate, 2 usage.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AhmaError } from '@ahma/core';
+import { AhmaError, DocumentChecker } from '@ahma/core';
 import { introspect } from './introspect.js';
+import { mergeDiscovered } from './mtdf/merge.js';
 import { HelpNotFound } from './run/walk.js';
 
 export const USAGE = `Usage: ahma-introspect PROGRAM [--depth N] [--out FILE] [--name NAME]
@@ -15,7 +16,8 @@ Reads PROGRAM's --help (and each subcommand's), run in Ahma's sandbox with no ne
 MTDF tool file: subcommands, options with their types, positionals.
 
   --depth N     levels of subcommands to read (default 2, 0 = the program's own help only)
-  --out FILE    write the file there (default: print it); an existing file is not overwritten
+  --out FILE    write the file there (default: print it); run again, it keeps your edits: what
+                was discovered is kept beside it as FILE.discovered, the base of the merge
   --name NAME   the tool file's name (default: the program's base name)
   -h, --help    show this help
 `;
@@ -62,9 +64,10 @@ export async function runIntrospect(
     return 2;
   }
   const target = values.out === undefined ? undefined : resolve(cwd, values.out);
-  if (target !== undefined && existsSync(target)) {
+  const base = target === undefined ? undefined : discoveredBeside(target);
+  if (target !== undefined && base !== undefined && existsSync(target) && !existsSync(base)) {
     out.stderr(
-      `ahma-introspect: ${target} exists; it is not overwritten (keeping your edits on a re-run is not done yet): choose another --out or remove it\n`,
+      `ahma-introspect: ${target} exists, and no ${basename(base)} beside it says what was discovered, so your edits cannot be told apart: choose another --out or remove it\n`,
     );
     return 2;
   }
@@ -73,11 +76,40 @@ export async function runIntrospect(
       depth,
       ...(values.name === undefined ? {} : { name: values.name }),
     });
-    const text = `${JSON.stringify(result.definition, null, 2)}\n`;
-    if (target === undefined) out.stdout(text);
-    else await writeFile(target, text, { flag: 'wx' });
     for (const note of result.notes) out.stderr(`note: ${note}\n`);
-    if (target !== undefined) out.stderr(`wrote ${target}\n`);
+    if (target === undefined || base === undefined) {
+      out.stdout(`${JSON.stringify(result.definition, null, 2)}\n`);
+      return 0;
+    }
+    let written = result.definition;
+    if (existsSync(target)) {
+      const merged = mergeDiscovered(
+        await readJson(base),
+        await readJson(target),
+        result.definition,
+      );
+      const check = new DocumentChecker({ compileInputSchemas: true }).checkDefinition(
+        target,
+        JSON.stringify(merged.definition),
+      );
+      if (!check.ok) {
+        out.stderr(
+          `ahma-introspect: merged with your edits, ${target} would not validate; it is left as it is:\n` +
+            check.diagnostics.map((d) => `  ${d.pointer || '/'}: ${d.message}\n`).join(''),
+        );
+        return 1;
+      }
+      written = merged.definition;
+      for (const name of merged.report.added) out.stderr(`added: ${name}\n`);
+      for (const name of merged.report.removed)
+        out.stderr(`removed (no longer in its help): ${name}\n`);
+      for (const name of merged.report.keptEdited) {
+        out.stderr(`kept (no longer in its help, but you changed it): ${name}\n`);
+      }
+    }
+    await writeAtomically(target, written);
+    await writeAtomically(base, result.definition);
+    out.stderr(`wrote ${target}\n`);
     return 0;
   } catch (error) {
     if (error instanceof HelpNotFound || error instanceof AhmaError) {
@@ -86,4 +118,23 @@ export async function runIntrospect(
     }
     throw error;
   }
+}
+
+/**
+ * What was discovered last, beside the tool file: not `*.json`, so the server never loads it as a
+ * tool file of its own.
+ */
+function discoveredBeside(file: string): string {
+  return join(dirname(file), `${basename(file)}.discovered`);
+}
+
+async function readJson(path: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+}
+
+/** Written whole or not at all: a temporary file beside it, renamed over it. */
+async function writeAtomically(path: string, value: unknown): Promise<void> {
+  const temporary = `${path}.tmp-${String(process.pid)}`;
+  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(temporary, path);
 }

@@ -124,17 +124,78 @@ describe('the CLI', () => {
     expect(run.seen.stderr).toContain(`${silent} printed no help`);
   });
 
-  it('SPEC §15 introspection: --out writes a file ahma-validate accepts, and never overwrites one', async () => {
+  it('SPEC §15 introspection: --out writes a file ahma-validate accepts, with what was discovered beside it (not *.json)', async () => {
     const target = join(dir, 'sed.json');
     const first = output();
     expect(await runIntrospect(['sed', '--depth', '0', '--out', target], first.out)).toBe(0);
     expect(first.seen.stderr).toContain(`wrote ${target}`);
-    const report = await validateToolFiles([target]);
+    const report = await validateToolFiles([dir]);
+    expect(report.files.map((file) => file.file)).toEqual([target]);
     expect(report.files[0]?.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const before = await readFile(target, 'utf8');
+    expect(JSON.parse(await readFile(`${target}.discovered`, 'utf8'))).toEqual(
+      JSON.parse(await readFile(target, 'utf8')),
+    );
+  });
+
+  it('SPEC §15 introspection: a file edited between two runs keeps the edits; new options are added and dropped ones reported', async () => {
+    const program = join(dir, 'evolving');
+    const helpOf = (lines: string[]) =>
+      writeFile(
+        program,
+        [
+          '#!/bin/sh',
+          'cat <<EOF',
+          'Usage: evolving [OPTIONS] FILE',
+          '',
+          'Options:',
+          ...lines,
+          'EOF',
+          '',
+        ].join('\n'),
+      );
+    await helpOf([
+      '  -a, --alpha         the alpha option',
+      '  -b, --beta          the beta option',
+      '  -g, --gamma=NUM     the gamma option',
+    ]);
+    await chmod(program, 0o755);
+    const target = join(dir, 'evolving.json');
+    expect(await runIntrospect([program, '--out', target], output().out)).toBe(0);
+
+    // The person words alpha their own way and deletes gamma.
+    const edited = JSON.parse(await readFile(target, 'utf8')) as Json;
+    const leafOf = (definition: Json) => (definition['subcommand'] as Json[])[0] as Json;
+    const options = leafOf(edited)['options'] as Json[];
+    (options.find((each) => each['name'] === 'alpha') as Json)['description'] = 'mine';
+    leafOf(edited)['options'] = options.filter((each) => each['name'] !== 'gamma');
+    await writeFile(target, JSON.stringify(edited, null, 2));
+
+    // The program drops beta and gains delta.
+    await helpOf([
+      '  -a, --alpha         the alpha option, reworded',
+      '  -g, --gamma=NUM     the gamma option',
+      '  -d, --delta         the delta option',
+    ]);
     const again = output();
-    expect(await runIntrospect(['sed', '--out', target], again.out)).toBe(2);
-    expect(again.seen.stderr).toMatch(/is not overwritten/);
-    expect(await readFile(target, 'utf8')).toBe(before);
+    expect(await runIntrospect([program, '--out', target], again.out)).toBe(0);
+    const merged = JSON.parse(await readFile(target, 'utf8')) as Json;
+    expect(
+      (leafOf(merged)['options'] as Json[]).map((each) => [each['name'], each['description']]),
+    ).toEqual([
+      ['alpha', 'mine'],
+      ['delta', 'the delta option'],
+    ]);
+    expect(again.seen.stderr).toContain('added: default › --delta');
+    expect(again.seen.stderr).toContain('removed (no longer in its help): default › --beta');
+    expect((await validateToolFiles([target])).files[0]?.diagnostics).toEqual([]);
+  });
+
+  it('SPEC §15 introspection: an existing file not written by ahma-introspect is left alone', async () => {
+    const target = join(dir, 'someone-elses.json');
+    await writeFile(target, '{"keep": "me"}');
+    const run = output();
+    expect(await runIntrospect(['sed', '--depth', '0', '--out', target], run.out)).toBe(2);
+    expect(run.seen.stderr).toMatch(/your edits cannot be told apart/);
+    expect(await readFile(target, 'utf8')).toBe('{"keep": "me"}');
   });
 });
