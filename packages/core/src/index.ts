@@ -111,6 +111,7 @@ export { type RegisteredCommand, ARGUMENT_TYPES } from './registry/command.js';
 export { prepareRegisteredCall, registeredInputSchema } from './registry/invocation.js';
 export { runBatch, BATCH_OPERATIONS } from './registry/batch.js';
 export { importConfig, exportConfig, DEFAULT_EXPORT_PATH } from './registry/config-file.js';
+export { writeFileAtomicAt } from './registry/write-atomic.js';
 
 export { livelogTask } from './livelog/task.js';
 export { resolveLivelogStart } from './livelog/start.js';

@@ -2,10 +2,10 @@
 // its --help, printed or written; written again, merged with the person's edits (mtdf/merge.ts).
 // Exit 0 written, 1 no help, no sandbox, or a merge that would not validate, 2 usage.
 import { existsSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AhmaError, DocumentChecker } from '@ahma/core';
+import { AhmaError, DocumentChecker, writeFileAtomicAt } from '@ahma/core';
 import { introspect } from './introspect.js';
 import { mergeDiscovered } from './mtdf/merge.js';
 import { HelpNotFound } from './run/walk.js';
@@ -21,6 +21,9 @@ MTDF tool file: subcommands, options with their types, positionals.
   --name NAME   the tool file's name (default: the program's base name)
   -h, --help    show this help
 `;
+
+/** A tool file as written: two-space indents, a final newline. */
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 export interface Output {
   stdout(text: string): void;
@@ -78,7 +81,7 @@ export async function runIntrospect(
     });
     for (const note of result.notes) out.stderr(`note: ${note}\n`);
     if (target === undefined || base === undefined) {
-      out.stdout(`${JSON.stringify(result.definition, null, 2)}\n`);
+      out.stdout(json(result.definition));
       return 0;
     }
     let written = result.definition;
@@ -107,8 +110,8 @@ export async function runIntrospect(
         out.stderr(`kept (no longer in its help, but you changed it): ${name}\n`);
       }
     }
-    await writeAtomically(target, written);
-    await writeAtomically(base, result.definition);
+    await writeFileAtomicAt(target, json(written));
+    await writeFileAtomicAt(base, json(result.definition));
     out.stderr(`wrote ${target}\n`);
     return 0;
   } catch (error) {
@@ -130,11 +133,4 @@ function discoveredBeside(file: string): string {
 
 async function readJson(path: string): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-}
-
-/** Written whole or not at all: a temporary file beside it, renamed over it. */
-async function writeAtomically(path: string, value: unknown): Promise<void> {
-  const temporary = `${path}.tmp-${String(process.pid)}`;
-  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
-  await rename(temporary, path);
 }

@@ -4,7 +4,8 @@
 // All of it happens in a pinned directory (pinned-directory.ts).
 import { randomBytes } from 'node:crypto';
 import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
-import type { PinnedDirectory } from './pinned-directory.js';
+import { basename, dirname } from 'node:path';
+import { withPinnedDirectory, type PinnedDirectory } from './pinned-directory.js';
 
 const TEMP_MARK = '.tmp-';
 
@@ -31,6 +32,13 @@ export async function writeFileAtomic(
     throw error;
   }
   await dir.sync();
+}
+
+/** writeFileAtomic for a path: its directory pinned for the write (created when missing). */
+export function writeFileAtomicAt(path: string, text: string): Promise<void> {
+  return withPinnedDirectory(dirname(path), (pinned) =>
+    writeFileAtomic(pinned, basename(path), text),
+  );
 }
 
 /**
