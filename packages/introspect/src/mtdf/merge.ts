@@ -2,6 +2,7 @@
 // (the base, kept beside the file), the file as it is now (theirs: the person's), and what was
 // discovered now. What the person did not touch follows the program; what they changed, added or
 // deleted stays as they left it. Subcommands and arguments are matched by name.
+import { isDeepStrictEqual } from 'node:util';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -58,7 +59,7 @@ function mergeObject(
       continue;
     }
     // Untouched since the last run: follow the program (absent now, gone). Else: the person's.
-    const value = same(is, was) ? now : is;
+    const value = isDeepStrictEqual(is, was) ? now : is;
     if (value !== undefined) result[key] = value;
   }
   return result;
@@ -91,7 +92,7 @@ function mergeNamed(
       result.push(
         list === 'subcommand'
           ? mergeObject(before, mine, item, [...where, name], report)
-          : same(mine, before)
+          : isDeepStrictEqual(mine, before)
             ? item
             : mine,
       );
@@ -103,7 +104,7 @@ function mergeNamed(
     const before = was.get(name);
     if (before === undefined) {
       result.push(mine); // the person's own
-    } else if (same(mine, before)) {
+    } else if (isDeepStrictEqual(mine, before)) {
       report.removed.push(label(name));
     } else {
       report.keptEdited.push(label(name));
@@ -117,20 +118,5 @@ function isNamedList(value: Json): value is JsonObject[] {
   return (
     Array.isArray(value) &&
     value.every((item) => typeof item === 'object' && item !== null && 'name' in item)
-  );
-}
-
-/** Deep equality of JSON values, key order aside. */
-function same(a: Json, b: Json): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, index) => same(item, b[index]));
-  }
-  const [x, y] = [a as JsonObject, b as JsonObject];
-  const keys = Object.keys(x);
-  return (
-    keys.length === Object.keys(y).length && keys.every((key) => key in y && same(x[key], y[key]))
   );
 }
