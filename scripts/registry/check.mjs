@@ -270,8 +270,29 @@ try {
   if (publish.status !== 0) fail('pnpm -r publish', `${publish.stdout}${publish.stderr}`);
   say('ok   pnpm -r publish');
 
+  /**
+   * A package's registry document. Once a CI run saw `fetch failed` here, right after the publish,
+   * with verdaccio still running: a refused or reset connection is tried twice more; a verdaccio
+   * that died fails with its log.
+   */
+  async function packumentOf(name) {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await (await fetch(`${registry}@ahma%2f${name}`)).json();
+      } catch (error) {
+        if (attempt === 3 || registryProcess.exitCode !== null) {
+          fail(
+            `the registry document of @ahma/${name}: ${String(error?.cause ?? error)}`,
+            registryLog,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
+    }
+  }
+
   for (const name of PACKAGES) {
-    const packument = await (await fetch(`${registry}@ahma%2f${name}`)).json();
+    const packument = await packumentOf(name);
     const published = packument.versions?.[version];
     if (published === undefined) fail(`@ahma/${name}@${version} is not on the registry`);
     const leftover = JSON.stringify(published.dependencies ?? {}).includes('workspace:');
