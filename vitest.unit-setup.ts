@@ -2,10 +2,13 @@
 // edit loop (`pnpm test:unit`) stays fast and needs no build. A file that breaks the rule fails
 // with a message saying where it belongs instead of silently slowing the loop down.
 // (Which files are unit is declared in each package's vitest.config.ts; see vitest.shared.ts.)
-import childProcess from 'node:child_process';
-import { syncBuiltinESMExports } from 'node:module';
-import net from 'node:net';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { afterAll } from 'vitest';
+
+// The modules' CommonJS exports objects, which (unlike their ESM namespaces) can be changed.
+const require = createRequire(import.meta.url);
+const childProcess = require('node:child_process') as typeof import('node:child_process');
+const net = require('node:net') as typeof import('node:net');
 
 /** What this file tried and was refused, even where the code caught the error. */
 const refused: string[] = [];

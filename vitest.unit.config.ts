@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { tests as core } from './packages/core/vitest.config.js';
 import { tests as generateSchema } from './packages/generate-schema/vitest.config.js';
+import { tests as introspect } from './packages/introspect/vitest.config.js';
 import { tests as listTools } from './packages/list-tools/vitest.config.js';
 import { tests as remote } from './packages/remote/vitest.config.js';
 import { tests as shellServer } from './packages/shell-server/vitest.config.js';
@@ -16,6 +17,7 @@ import { unitProject, type TestKinds } from './vitest.shared.js';
 const PACKAGES: Record<string, TestKinds> = {
   core,
   'generate-schema': generateSchema,
+  introspect,
   'list-tools': listTools,
   remote,
   'shell-server': shellServer,
