@@ -2,13 +2,15 @@
 // edit loop (`pnpm test:unit`) stays fast and needs no build. A file that breaks the rule fails
 // with a message saying where it belongs instead of silently slowing the loop down.
 // (Which files are unit is declared in each package's vitest.config.ts; see vitest.shared.ts.)
+import type * as ChildProcessModule from 'node:child_process';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import type * as NetModule from 'node:net';
 import { afterAll } from 'vitest';
 
 // The modules' CommonJS exports objects, which (unlike their ESM namespaces) can be changed.
 const require = createRequire(import.meta.url);
-const childProcess = require('node:child_process') as typeof import('node:child_process');
-const net = require('node:net') as typeof import('node:net');
+const childProcess = require('node:child_process') as typeof ChildProcessModule;
+const net = require('node:net') as typeof NetModule;
 
 /** What this file tried and was refused, even where the code caught the error. */
 const refused: string[] = [];
