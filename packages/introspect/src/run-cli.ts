@@ -1,16 +1,17 @@
-// ahma-introspect PROGRAM [--depth N] [--out FILE] [--name NAME]: the tool file of a program from
-// its --help, printed or written; written again, merged with the person's edits (mtdf/merge.ts).
+// ahma-introspect PROGRAM [--depth N] [--out FILE] [--name NAME] [--allow-read PATH,…]: the tool
+// file of a program from its --help, printed or written; written again, merged with the person's
+// edits (mtdf/merge.ts).
 // Exit 0 written, 1 no help, no sandbox, or a merge that would not validate, 2 usage.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AhmaError, DocumentChecker, writeFileAtomicAt } from '@ahma/core';
 import { introspect } from './introspect.js';
 import { mergeDiscovered } from './mtdf/merge.js';
 import { HelpNotFound } from './run/walk.js';
 
-export const USAGE = `Usage: ahma-introspect PROGRAM [--depth N] [--out FILE] [--name NAME]
+export const USAGE = `Usage: ahma-introspect PROGRAM [--depth N] [--out FILE] [--name NAME] [--allow-read PATH,…]
 
 Reads PROGRAM's --help (and each subcommand's), run in Ahma's sandbox with no network, and writes an
 MTDF tool file: subcommands, options with their types, positionals.
@@ -19,6 +20,9 @@ MTDF tool file: subcommands, options with their types, positionals.
   --out FILE    write the file there (default: print it); run again, it keeps your edits: what
                 was discovered is kept beside it as FILE.discovered, the base of the merge
   --name NAME   the tool file's name (default: the program's base name)
+  --allow-read PATH,…
+                let the help command also read these absolute paths (a program whose
+                libraries or data lie where commands read nothing)
   -h, --help    show this help
 `;
 
@@ -44,6 +48,7 @@ export async function runIntrospect(
         depth: { type: 'string' },
         out: { type: 'string' },
         name: { type: 'string' },
+        'allow-read': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -66,6 +71,14 @@ export async function runIntrospect(
     out.stderr(`ahma-introspect: --depth must be a whole number from 0 to 5\n`);
     return 2;
   }
+  const readable = (values['allow-read'] ?? []).flatMap((list) =>
+    list.split(',').filter((path) => path !== ''),
+  );
+  const relative = readable.find((path) => !isAbsolute(path));
+  if (relative !== undefined) {
+    out.stderr(`ahma-introspect: --allow-read ${relative}: a path must be absolute\n`);
+    return 2;
+  }
   const target = values.out === undefined ? undefined : resolve(cwd, values.out);
   const base = target === undefined ? undefined : discoveredBeside(target);
   if (target !== undefined && base !== undefined && existsSync(target) && !existsSync(base)) {
@@ -77,6 +90,7 @@ export async function runIntrospect(
   try {
     const result = await introspect(program, {
       depth,
+      readable,
       ...(values.name === undefined ? {} : { name: values.name }),
     });
     for (const note of result.notes) out.stderr(`note: ${note}\n`);

@@ -16,6 +16,11 @@ export interface HelpRun {
   readonly exitCode: number | null;
   /** `completed`, or why the sandbox stopped it (`timed_out`, …). */
   readonly status: string;
+  /**
+   * What the sandbox added after the program's output: why it refused something, and how to allow
+   * it (`[ahma sandbox] … --allow-read PATH adds it`). Not the program's help, so not in `text`.
+   */
+  readonly sandboxHints: readonly string[];
 }
 
 export interface SandboxedHelpOptions {
@@ -28,7 +33,15 @@ export interface SandboxedHelpOptions {
    * outside the paths commands read anyway (introspect.ts). The person named it.
    */
   readonly readable?: readonly string[];
+  /**
+   * Variables (names or globs) the program must not see, beside what the engine always removes:
+   * a server that introspects passes its own secrets (R7.9), as for any command it runs.
+   */
+  readonly envDeny?: readonly string[];
 }
+
+/** How the sandbox's own lines after a command's output begin (core's refusal hints). */
+const SANDBOX_HINT = '[ahma sandbox] ';
 
 /** Variables that make help text plain and the same from one machine to the next. */
 const PLAIN_TEXT: Readonly<Record<string, string>> = {
@@ -48,6 +61,7 @@ export class SandboxedHelp {
   readonly #engine: Engine;
   readonly #scope: string;
   #runs = 0;
+  #closed: Promise<void> | undefined;
 
   private constructor(engine: Engine, scope: string) {
     this.#engine = engine;
@@ -66,6 +80,7 @@ export class SandboxedHelp {
         noShellPool: true,
         ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
         extraReadable: options.readable ?? [],
+        envDeny: options.envDeny ?? [],
       });
       return new SandboxedHelp(engine, scope);
     } catch (error) {
@@ -86,11 +101,21 @@ export class SandboxedHelp {
       // The whole text (curl's and rsync's run to tens of kilobytes), not the agent's budget.
       maxOutputTokens: MAX_MAX_OUTPUT_TOKENS,
     });
-    return { text: result.output, exitCode: result.exitCode, status: result.status };
+    const lines = result.output.split('\n');
+    const hint = (line: string) => line.startsWith(SANDBOX_HINT);
+    return {
+      text: lines.filter((line) => !hint(line)).join('\n'),
+      sandboxHints: lines.filter(hint).map((line) => line.slice(SANDBOX_HINT.length)),
+      exitCode: result.exitCode,
+      status: result.status,
+    };
   }
 
-  async close(): Promise<void> {
-    await this.#engine.close();
-    await rm(this.#scope, { recursive: true, force: true });
+  /** Stops a help still running (an introspection given up) and removes the scope. Idempotent. */
+  close(): Promise<void> {
+    return (this.#closed ??= (async () => {
+      await this.#engine.close();
+      await rm(this.#scope, { recursive: true, force: true });
+    })());
   }
 }

@@ -26,16 +26,28 @@ export interface WalkOptions {
 
 /** How the program's own help is asked for, in order. */
 const ROOT_HELP: readonly (readonly string[])[] = [['--help'], ['-h'], ['help']];
+/**
+ * A help that says it is not the whole and names `--help all` for the rest (curl's ends "For all
+ * options use the manual or "--help all""): the whole is asked for, and read if it is help.
+ */
+const WHOLE_HELP = /["'`]--help all["'`]/;
+const WHOLE_HELP_ARGS: readonly string[] = ['--help', 'all'];
 
 export class HelpNotFound extends Error {}
 
 export async function walkHelp(program: string, options: WalkOptions): Promise<Discovered> {
   const depth = options.depth ?? 2;
   let budget = options.maxHelps ?? 300;
-  const root = await firstHelp(program, ROOT_HELP, options.run);
+  const hints = new Set<string>();
+  let root = await firstHelp(program, ROOT_HELP, options.run, hints);
+  if (root !== undefined && WHOLE_HELP.test(root.text)) {
+    root = (await firstHelp(program, [WHOLE_HELP_ARGS], options.run, hints)) ?? root;
+  }
   if (root === undefined) {
+    // What the sandbox refused is often why (a library or data file where commands read nothing).
+    const refused = [...hints].map((hint) => ` (the sandbox: ${hint})`).join('');
     throw new HelpNotFound(
-      `${program} printed no help for ${ROOT_HELP.map((args) => args.join(' ')).join(', ')}`,
+      `${program} printed no help for ${ROOT_HELP.map((args) => args.join(' ')).join(', ')}${refused}`,
     );
   }
   const parser = parserFor(root.text, program);
@@ -58,7 +70,12 @@ export async function walkHelp(program: string, options: WalkOptions): Promise<D
         continue;
       }
       budget -= 1;
-      const help = await firstHelp(program, parser.subcommandHelp(childPath), options.run);
+      const help = await firstHelp(
+        program,
+        parser.subcommandHelp(childPath),
+        options.run,
+        new Set(),
+      );
       if (help === undefined) {
         unread.push(`${childPath.join(' ')}: no help printed`);
         continue;
@@ -76,14 +93,19 @@ export async function walkHelp(program: string, options: WalkOptions): Promise<D
   return read([], parseHelp(root.text, program, parser.style), root.args);
 }
 
-/** The first of `candidates` whose output looks like help: some text, and not a refusal. */
+/**
+ * The first of `candidates` whose output looks like help: some text, and not a refusal. What the
+ * sandbox said of the runs is added to `hints`.
+ */
 async function firstHelp(
   program: string,
   candidates: readonly (readonly string[])[],
   run: WalkOptions['run'],
+  hints: Set<string>,
 ): Promise<{ text: string; args: readonly string[] } | undefined> {
   for (const args of candidates) {
     const result = await run(program, args);
+    for (const hint of result.sandboxHints) hints.add(hint);
     // `failed` is a non-zero exit (git's `-h` exits 129); a timeout or cancel is no help.
     if (!['completed', 'failed'].includes(result.status) || result.text.trim() === '') continue;
     // Many programs print their help on stderr and exit 1 or 2 for -h: the text decides.

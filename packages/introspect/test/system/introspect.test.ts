@@ -51,6 +51,26 @@ describe.concurrent('introspecting installed programs', () => {
   });
 });
 
+describe.concurrent('reading the whole help', () => {
+  it('SPEC §15 introspection: a help that says it is not the whole and names "--help all" is read whole (curl)', async () => {
+    const program = join(dir, 'abridged');
+    await writeFile(
+      program,
+      [
+        '#!/bin/sh',
+        'echo "Usage: abridged [options...] <url>"',
+        'echo " -v, --verbose       say more"',
+        'if [ "$2" = all ]; then echo "     --retry <num>   retry this often"; exit 0; fi',
+        'echo \'For all options use the manual or "--help all".\'',
+      ].join('\n'),
+    );
+    await chmod(program, 0o755);
+    const { definition } = await introspect(program, { depth: 0 });
+    expect(option(leaf(definition, 'default'), 'retry')).toMatchObject({ type: 'integer' });
+    expect(definition['availability_check']).toEqual({ command: program, args: ['--help', 'all'] });
+  });
+});
+
 describe('the help runs confined', () => {
   let listener: Server | undefined;
   let port = 0;
@@ -188,6 +208,36 @@ describe('the CLI', () => {
     expect(again.seen.stderr).toContain('added: default › --delta');
     expect(again.seen.stderr).toContain('removed (no longer in its help): default › --beta');
     expect((await validateToolFiles([target])).files[0]?.diagnostics).toEqual([]);
+  });
+
+  it("SPEC §15 introspection: --allow-read lets the help read what lies where commands read nothing (a program's own data)", async () => {
+    const data = await mkdtemp(join('/var/tmp', 'ahma-introspect-data-'));
+    try {
+      await writeFile(
+        join(data, 'help.txt'),
+        'Usage: bundled [OPTION]...\n  -q, --quiet   say less\n',
+      );
+      const program = join(dir, 'bundled');
+      await writeFile(program, `#!/bin/sh\ncat ${join(data, 'help.txt')}\n`);
+      await chmod(program, 0o755);
+      const denied = output();
+      expect(await runIntrospect([program, '--depth', '0'], denied.out)).toBe(1);
+      // The sandbox's own words say why, and how to allow it.
+      expect(denied.seen.stderr).toContain(`${program} printed no help`);
+      expect(denied.seen.stderr).toMatch(
+        /the sandbox: .*help\.txt. is outside what commands may read/,
+      );
+      const allowed = output();
+      expect(
+        await runIntrospect([program, '--depth', '0', '--allow-read', data], allowed.out),
+      ).toBe(0);
+      expect(allowed.seen.stdout).toContain('"name": "quiet"');
+      const relative = output();
+      expect(await runIntrospect([program, '--allow-read', 'data'], relative.out)).toBe(2);
+      expect(relative.seen.stderr).toContain('--allow-read data: a path must be absolute');
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
   });
 
   it('SPEC §15 introspection: an existing file not written by ahma-introspect is left alone', async () => {

@@ -140,6 +140,21 @@ export const FLAGS: { readonly [K in keyof FlagSettings]: Flag<FlagSettings[K]> 
     type: 'switch',
     toChild: 'unless-default',
   },
+  introspect: {
+    name: 'introspect',
+    env: 'AHMA_INTROSPECT',
+    arg: 'PROGRAM,…',
+    help: [
+      "also serve the tools read from these programs' --help in the sandbox",
+      "(names on PATH or absolute paths), kept in Ahma's private state until a",
+      'program changes',
+    ],
+    type: 'list',
+    repeatable: true,
+    read: programs,
+    // A session's process serves the same tools (from the same cache).
+    toChild: 'unless-default',
+  },
   sandboxScope: {
     name: 'sandbox-scope',
     env: 'AHMA_SANDBOX_SCOPE',
@@ -604,6 +619,19 @@ function absoluteOrHome(name: string, paths: readonly string[]): string[] | Inva
     ? [...paths]
     : new InvalidFlag(
         `--${name} ${relative}: a path must be absolute or start with ~/ (the server's HOME)`,
+      );
+}
+
+/**
+ * SPEC §15: a program to introspect is a name looked up on PATH or an absolute path: a relative one
+ * would mean another file to a session's process, which starts in its own scope.
+ */
+function programs(names: readonly string[]): string[] | InvalidFlag {
+  const relative = names.find((name) => name.includes('/') && !name.startsWith('/'));
+  return relative === undefined
+    ? [...new Set(names)]
+    : new InvalidFlag(
+        `--introspect ${relative}: a program is a name found on PATH or an absolute path`,
       );
 }
 

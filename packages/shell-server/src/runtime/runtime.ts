@@ -26,6 +26,8 @@ import { activateToolsTool } from '../tools/activate-tools.js';
 import { readMcpConfig } from '../tools/remote/mcp-config.js';
 import { RemoteTools } from '../tools/remote/remote-tools.js';
 import { registryTools } from '../tools/registry/registry.js';
+import type { Introspection } from '../tools/introspected/introspection.js';
+import { programDirectories } from '../tools/introspected/program.js';
 import type { ToolEntry } from '../tools/tool.js';
 import type { ServerOptions } from './settings.js';
 import { ToolSet } from '../tools/tool-set.js';
@@ -58,8 +60,9 @@ export interface Runtime {
   readonly tools: readonly ToolEntry[];
   /**
    * SPEC §10: resolves when the remote MCP servers still on their first connection have listed
-   * their tools (or asked for a login), waiting 2 s at most in all: tools/list awaits it. `whole`:
-   * as long as their first connections take (the one-shot CLI, which needs the tool it names).
+   * their tools (or asked for a login), and SPEC §15 the --introspect programs being read are
+   * served, waiting 2 s at most in all: tools/list awaits it. `whole`: as long as they take (the
+   * one-shot CLI, which needs the tool it names).
    */
   remotesListed(options?: { readonly whole?: boolean }): Promise<void>;
   /** Called after the listed tools changed; returns the unsubscribe function. */
@@ -147,6 +150,11 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   const sandbox = sandboxEngineOptions({ options, env, cwd: settings.cwd, scope, profiles });
   const engine = await createEngine({
     ...sandbox,
+    // SPEC §15: the directory of a program --introspect names by its path, so its tools can run it.
+    extraReadable: [
+      ...(sandbox.extraReadable ?? []),
+      ...(await programDirectories(options.introspect)),
+    ],
     envDeny: [...(sandbox.envDeny ?? []), ...livelogKeys],
     maxOutputTokens: options.maxOutputTokens,
     timings: options.testTimings,
@@ -208,6 +216,15 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     await engine.close(); // refused at start: nothing of the engine may outlive it
     throw error;
   });
+  // SPEC §15: --introspect's programs; its code (the help parsers) is loaded only when given.
+  const introspection = await introspectedTools(options, settings, engine, [
+    ...(sandbox.envDeny ?? []),
+    ...livelogKeys,
+  ]).catch(async (error: unknown) => {
+    await remote?.close();
+    await engine.close();
+    throw error;
+  });
   const toolSet: ToolSet = new ToolSet({
     toolsDir,
     catalogDir: catalogDirectory(),
@@ -226,6 +243,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     ],
     registered: () => registry?.commands ?? [],
     remote: () => remote?.entries ?? [],
+    ...(introspection === undefined ? {} : { introspected: introspection }),
     profiles,
     engine,
     logger,
@@ -244,6 +262,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
   await denyLivelogKeys();
   await toolSet.load();
   remote?.start();
+  introspection?.readMissing(reloadTools);
   registry?.onChange(() => {
     toolSet.refresh();
     for (const listener of toolsChanged) listener();
@@ -287,7 +306,9 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     get tools() {
       return toolSet.entries;
     },
-    remotesListed: (options) => remote?.firstConnections(options) ?? Promise.resolve(),
+    remotesListed: async (options) => {
+      await Promise.all([remote?.firstConnections(options), introspection?.firstRead(options)]);
+    },
     onToolsChanged(listener) {
       toolsChanged.add(listener);
       return () => toolsChanged.delete(listener);
@@ -295,6 +316,7 @@ export async function createRuntime(settings: RuntimeSettings): Promise<Runtime>
     close: () =>
       (closing ??= (async () => {
         await watcher?.close(); // a reload in progress finishes before the engine goes
+        await introspection?.close(); // a help being read is cancelled, then its reload ends
         await remote?.close();
         await engine.close();
       })()),
@@ -314,6 +336,28 @@ async function bundleProfiles(tools: readonly string[], logger: Logger): Promise
     logger.info({ tools, profiles }, 'sandbox profiles enabled by the bundles given to --tools');
   }
   return profiles;
+}
+
+/**
+ * SPEC §15: the tools of --introspect's programs, when it is given: imported here, so that a
+ * server without it never loads the help parsers. Cached readings are served from the start.
+ */
+async function introspectedTools(
+  options: ServerOptions,
+  settings: RuntimeSettings,
+  engine: Engine,
+  envDeny: readonly string[],
+): Promise<Introspection | undefined> {
+  if (options.introspect.length === 0) return undefined;
+  const { Introspection } = await import('../tools/introspected/introspection.js');
+  return Introspection.start({
+    programs: options.introspect,
+    env: settings.env,
+    stateRoot: engine.state.root,
+    serverDir: engine.state.serverDir,
+    envDeny,
+    logger: settings.logger,
+  });
 }
 
 /** The remote MCP servers of --mcp-config (or <scope>/.ahma/mcp.json), when there are any. */

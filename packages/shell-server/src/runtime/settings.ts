@@ -10,6 +10,11 @@ export interface ServerOptions {
   readonly tools: readonly string[];
   /** Hide activate_tools, the built-in that lists and reveals the other bundles. */
   readonly noToolDiscovery: boolean;
+  /**
+   * SPEC §15: programs whose tools are read from their --help at start (names on PATH or absolute
+   * paths), cached in the private state: served like a tool file's, without one.
+   */
+  readonly introspect: readonly string[];
   readonly sandboxScope: string | undefined;
   readonly noSandbox: boolean;
   /** Commands keep the server's capabilities (R7.6 opt-out). */

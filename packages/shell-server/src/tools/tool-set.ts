@@ -1,8 +1,9 @@
-// The tools a server offers right now: the built-ins, the loaded definitions that passed their
-// availability checks, then the registered commands (SPEC §8) whose names no other tool has, then
-// the remote MCP servers' tools (SPEC §10) whose names no other tool has. Reloading (hot reload, a revealed bundle) builds a whole new set and
-// swaps it in at once, so a call never sees half of an edit; reloads run one at a time, so a late
-// one never swaps in a set older than what an earlier one served.
+// The tools a server offers right now: the built-ins, the loaded definitions (the project's, the
+// bundles', then --introspect's, SPEC §15) that passed their availability checks, then the
+// registered commands (SPEC §8) whose names no other tool has, then the remote MCP servers' tools
+// (SPEC §10) whose names no other tool has. Reloading (hot reload, a revealed bundle) builds a
+// whole new set and swaps it in at once, so a call never sees half of an edit; reloads run one at
+// a time, so a late one never swaps in a set older than what an earlier one served.
 import {
   ASYNC_GUIDANCE_KEY,
   RESERVED_TOOL_NAMES,
@@ -20,6 +21,7 @@ import {
 } from '@ahma/core';
 import type { Logger } from 'pino';
 import { definitionTool } from './definition.js';
+import { withIntrospected, type IntrospectedTools } from './introspected/merge.js';
 import { livelogTool } from './livelog.js';
 import { operationTools } from './operations.js';
 import { outputTool } from './output.js';
@@ -39,6 +41,11 @@ export interface ToolSetOptions {
   readonly registered?: () => readonly RegisteredCommand[];
   /** The remote MCP servers' tools (--mcp-config), read at every load and refresh. */
   readonly remote?: () => readonly ToolEntry[];
+  /**
+   * SPEC §15: the definitions --introspect read from programs' help, loaded at every load after the
+   * project's and the bundles', which win a name.
+   */
+  readonly introspected?: IntrospectedTools;
   /**
    * R7.14: the sandbox profiles enabled at start. A loaded definition naming others gets none of
    * them (a tool file never widens the sandbox): a warning says which flag would.
@@ -70,6 +77,8 @@ export class ToolSet {
   #loading: Promise<unknown> = Promise.resolve();
   /** Files already warned about their profiles (with which), so a reload does not repeat it. */
   readonly #profileWarnings = new Set<string>();
+  /** Introspected definitions already said to be left out (and why), said once. */
+  readonly #leftOut = new Set<string>();
 
   constructor(options: ToolSetOptions) {
     this.#options = options;
@@ -119,13 +128,18 @@ export class ToolSet {
   async #load(): Promise<boolean> {
     const { logger, engine } = this.#options;
     const before = JSON.stringify(this.#entries.map((entry) => entry.tool));
-    const loaded = await loadTools({
+    const project = await loadTools({
       toolsDir: this.#options.toolsDir,
       catalogDir: this.#options.catalogDir,
       bundled: this.#options.bundled(),
       lastGood: this.#definitions,
       ...(this.#guidance === undefined ? {} : { lastGoodGuidance: this.#guidance }),
     });
+    const introspected = await this.#options.introspected?.load();
+    const loaded =
+      introspected === undefined
+        ? project
+        : withIntrospected(project, introspected, (file, why) => this.#warnOnce(file, why));
     for (const problem of loaded.diagnostics) {
       // R5.2: an invalid file is logged with its diagnostics and skipped; the server still serves.
       // A warning does not reject its file: it is logged and the file loads.
@@ -199,6 +213,14 @@ export class ToolSet {
           `a tool file never widens the sandbox; the person running Ahma can, with --profile ${profiles.join(',')}`,
       );
     }
+  }
+
+  /** SPEC §15: an introspected definition not served (a name taken), said once per reason. */
+  #warnOnce(file: string, why: string): void {
+    const key = `${file}\u0000${why}`;
+    if (this.#leftOut.has(key)) return;
+    this.#leftOut.add(key);
+    this.#options.logger.warn({ file }, `${file}: not served: ${why}`);
   }
 
   /** The guidance block async tools' descriptions end with. */

@@ -17,6 +17,7 @@ const SAMPLES: Readonly<Record<string, string | true>> = {
   'tools-dir': '/srv/tools',
   tools: 'git,cargo',
   'no-tool-discovery': true,
+  introspect: 'grep,/usr/bin/sed',
   'sandbox-scope': '/srv/project',
   'no-sandbox': true,
   'keep-capabilities': true,

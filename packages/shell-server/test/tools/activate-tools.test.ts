@@ -4,7 +4,7 @@
 // The real runtime in this process, the SDK's real Client over InMemoryTransport, real
 // availability probes.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect } from 'vitest';
@@ -16,6 +16,7 @@ import {
   textOf,
   waitFor,
   type CommandResult,
+  type E2E,
   type RunningServer,
   type Scope,
 } from '../support/harness.js';
@@ -70,6 +71,21 @@ const onPath = (program: string, dirs: readonly string[]) =>
       return false;
     }
   });
+
+/**
+ * A PATH of one directory that holds only `programs` (links to the installed ones): every other
+ * program is missing from it for certain, whatever this machine has installed (gh, say).
+ */
+async function pathOnly(e2e: E2E, programs: readonly string[]): Promise<string> {
+  const dir = await e2e.outsideDir();
+  const dirs = process.env['PATH']?.split(':') ?? [];
+  for (const program of programs) {
+    const installed = dirs.find((each) => onPath(program, [each]));
+    if (installed === undefined) throw new Error(`${program} is not installed here`);
+    await symlink(join(installed, program), join(dir, program));
+  }
+  return dir;
+}
 
 /** Counts the list_changed notifications the client receives. */
 function countListChanged(server: RunningServer): () => number {
@@ -259,8 +275,8 @@ describe.concurrent('bundles on demand', { timeout: 60_000 }, () => {
     e2e,
   }) => {
     // gh is missing on this PATH; the project's gh.json runs git, which is there.
-    const dirs = ['/usr/bin', '/bin'];
-    expect(onPath('gh', dirs), 'gh must be missing from /usr/bin:/bin').toBe(false);
+    const dirs = [await pathOnly(e2e, ['git'])];
+    expect(onPath('gh', dirs), 'gh must be missing from this PATH').toBe(false);
     const scope = await e2e.scope({ noTools: true });
     scope.env['PATH'] = dirs.join(':');
     await writeFile(
@@ -335,9 +351,9 @@ describe.concurrent('bundles on demand', { timeout: 60_000 }, () => {
   it('SPEC §3 bundles: a bundle whose program is not installed is listed apart, and revealing it is a tool error with its install instructions', async ({
     e2e,
   }) => {
-    // A PATH without the user's tool directories (~/.cargo/bin, pyenv shims, …): some bundled
-    // programs are then missing for real, and the server's probes must say so.
-    const dirs = ['/usr/bin', '/bin'];
+    // A PATH with git alone: the other bundled programs are then missing for real, whatever this
+    // machine has installed, and the server's probes must say so.
+    const dirs = [await pathOnly(e2e, ['git'])];
     const missing = catalog.filter((b) => !onPath(b.program, dirs));
     expect(missing.length, 'a bundled program absent from /usr/bin:/bin').toBeGreaterThan(0);
     const absent = missing[0] ?? catalog[0];

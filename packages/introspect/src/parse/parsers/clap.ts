@@ -8,7 +8,8 @@ import { firstSentence, readOptions } from './text-options.js';
 import { usagePositionals, usageText } from './text-usage.js';
 import { isPathName } from './text-values.js';
 
-const COMMANDS_HEADING = /^(?:commands|subcommands)$/i;
+/** clap's headings; cargo before 1.70 (clap 3) wrote `Some common cargo commands are (…):`. */
+const COMMANDS_HEADING = /^(?:commands|subcommands)$|^some common [\w-]+ commands are\b/i;
 const ARGUMENTS_HEADING = /^(?:arguments|args)$/i;
 /** `    build, b    Compile…`, `  help  Print this message…`, a name alone (long help). */
 const COMMAND_LINE = /^\s{2,}([a-z][\w-]*)((?:, [\w-]+)*)(?:\s{2,}(\S.*))?$/;

@@ -24,6 +24,34 @@ describe('SPEC §15 introspection: clap helps', () => {
     expect(clapParser.detect(help('grep/3.8/root'), 'grep')).toBe(0);
   });
 
+  it("SPEC §15 introspection: cargo 1.65 (Debian 12's, clap 3): its `Some common cargo commands are` list is its commands", () => {
+    const cargo = clapParser.parse(help('cargo/1.65.0/root'), 'cargo');
+    expect(clapParser.detect(help('cargo/1.65.0/root'), 'cargo')).toBeGreaterThan(0.5);
+    expect(cargo.subcommands[0]).toEqual({
+      name: 'build',
+      description: 'Compile the current package',
+      aliases: ['b'],
+    });
+    expect(cargo.subcommands.map((command) => command.name)).toEqual([
+      'build',
+      'check',
+      'clean',
+      'doc',
+      'new',
+      'init',
+      'add',
+      'run',
+      'test',
+      'bench',
+      'update',
+      'search',
+      'publish',
+      'install',
+      'uninstall',
+    ]);
+    expect(option(cargo, 'explain')?.value).toMatchObject({ name: 'CODE', type: 'string' });
+  });
+
   it('SPEC §15 introspection: cargo --help: description, commands with their aliases, `...` left out', () => {
     const cargo = clapParser.parse(help('cargo/1.95.0/root'), 'cargo');
     expect(cargo.style).toBe('clap');

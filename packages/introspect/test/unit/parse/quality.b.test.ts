@@ -6,94 +6,11 @@
 // the test, put in its name, and asserted against a floor.
 
 import { parserFor } from '../../../src/parse/index.js';
-import { argparseParser } from '../../../src/parse/parsers/argparse.js';
-import { cobraParser } from '../../../src/parse/parsers/cobra.js';
-import { commanderParser } from '../../../src/parse/parsers/commander.js';
-import { npmParser } from '../../../src/parse/parsers/npm.js';
-import { qualityTests, readFixture, type QualityCase } from './quality.js';
+import { COBRA_ARGPARSE_NPM_COMMANDER_CASES } from '../../support/quality-cases.js';
+import { qualityTests, readFixture } from './quality.js';
 import { describe, expect, it } from 'vitest';
 
-const CASES: readonly QualityCase[] = [
-  {
-    program: 'docker',
-    expected: 'docker',
-    fixture: 'docker/28.2.2/root',
-    parser: cobraParser,
-    floor: 0.9,
-  },
-  {
-    program: 'docker run',
-    expected: 'docker-run',
-    fixture: 'docker/28.2.2/run',
-    parser: cobraParser,
-    floor: 0.9,
-  },
-  {
-    program: 'kubectl get',
-    expected: 'kubectl-get',
-    fixture: 'kubectl/1.32.4/get',
-    parser: cobraParser,
-    floor: 0.9,
-  },
-  {
-    program: 'gh pr create',
-    expected: 'gh-pr-create',
-    fixture: 'gh/2.23.0/pr-create',
-    parser: cobraParser,
-    floor: 0.9,
-  },
-  {
-    program: 'pip install',
-    expected: 'pip-install',
-    fixture: 'pip/23.2.1/install',
-    parser: argparseParser,
-    floor: 0.9,
-  },
-  {
-    program: 'python3 -m venv',
-    expected: 'venv',
-    fixture: 'venv/3.11.7/root',
-    parser: argparseParser,
-    floor: 0.9,
-  },
-  {
-    program: 'python3 -m http.server',
-    expected: 'http.server',
-    fixture: 'http.server/3.11.7/root',
-    parser: argparseParser,
-    floor: 0.9,
-  },
-  {
-    program: 'npm install',
-    expected: 'npm-install',
-    fixture: 'npm/11.19.1/install',
-    parser: npmParser,
-    floor: 0.9,
-  },
-  {
-    program: 'sucrase (commander)',
-    expected: 'sucrase',
-    fixture: 'sucrase/3.35.1/root',
-    parser: commanderParser,
-    floor: 0.9,
-  },
-  {
-    program: 'commander-demo',
-    expected: 'commander-demo',
-    fixture: 'commander-demo/4.1.1/root',
-    parser: commanderParser,
-    floor: 0.9,
-  },
-  {
-    program: 'yargs-demo',
-    expected: 'yargs-demo',
-    fixture: 'yargs-demo/17.7.3/root',
-    parser: commanderParser,
-    floor: 0.9,
-  },
-];
-
-qualityTests('cobra, argparse, npm, commander families', CASES);
+qualityTests('cobra, argparse, npm, commander families', COBRA_ARGPARSE_NPM_COMMANDER_CASES);
 
 describe('SPEC §15 introspection: each recorded help of these families is read by its own parser', () => {
   const FIXTURES: readonly (readonly [string, string, string])[] = [
