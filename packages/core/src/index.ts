@@ -70,6 +70,7 @@ export { authority } from './network/upstream.js';
 export { hostPatternProblem } from './network/host-rules.js';
 export { GrantLedger, type LedgerGrant } from './state/grant-ledger.js';
 export { stateRootCandidates } from './state/state-dir.js';
+export { ownerIsGone, ownTag, parseOwnerName } from './state/owner.js';
 export { deniedBy, type DenyEntry } from './sandbox/read-policy.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
@@ -94,6 +95,7 @@ export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   MAX_MAX_OUTPUT_TOKENS,
   MIN_MAX_OUTPUT_TOKENS,
+  stripAnsi,
 } from './process/output.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';
 export { isLive, procStat } from './process/proc-stat.js';

@@ -13,6 +13,11 @@ export function packageDirectory(): string {
   return fileURLToPath(new URL('..', import.meta.url));
 }
 
+/** The operations page's files (HTML, CSS, JS), served as they are: `ops-page/` in this package. */
+export function opsPageDirectory(): string {
+  return fileURLToPath(new URL('../ops-page', import.meta.url));
+}
+
 /** The bundled catalog: `tools/` at the repository root. */
 export function catalogDirectory(): string {
   return fileURLToPath(new URL('../../../tools', import.meta.url));

@@ -103,6 +103,17 @@ export interface ExecutorOptions {
 }
 
 /**
+ * Sees every command of the executor as it runs (the operations page's live view): when it
+ * starts, each piece of its merged output in order, and its end. Called synchronously on the
+ * output's path: an observer keeps only what it bounds itself, and its errors are ignored.
+ */
+export interface CommandObserver {
+  started(logName: string, command: Command, cwd: string): void;
+  output(logName: string, chunk: Buffer): void;
+  ended(logName: string): void;
+}
+
+/**
  * The variables a command gets on top of the server's command environment, the same in a warm
  * shell and a spawned helper: a livelog tool's `env`, GIT_OPTIONAL_LOCKS=0 for a read_only call,
  * and the egress proxy's pass, which wins. Undefined when there are none.
@@ -132,6 +143,7 @@ export class Executor {
   readonly #live = new Map<string, OutputCollector>();
   /** R15.4: the interactive commands running now, by log name. */
   readonly #conversations = new Map<string, Conversation>();
+  readonly #observers = new Set<CommandObserver>();
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
@@ -173,6 +185,23 @@ export class Executor {
     }
     if (collector === undefined) return undefined;
     return { logName: name, logPath: collector.logPath, ...collector.kept() };
+  }
+
+  /** Shows every command from now on to `observer`, until the returned function is called. */
+  observe(observer: CommandObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  /** Tells every observer; an observer's bug must not touch the command or its supervision. */
+  #tell(notify: (observer: CommandObserver) => void): void {
+    for (const observer of this.#observers) {
+      try {
+        notify(observer);
+      } catch {
+        // ignored (see CommandObserver)
+      }
+    }
   }
 
   /** R15.4: the conversation with an interactive command running now, by its log name. */
@@ -302,6 +331,7 @@ export class Executor {
       request.maxOutputTokens,
     );
     this.#live.set(request.logName, collector);
+    this.#tell((observer) => observer.started(request.logName, request.command, request.cwd));
     // Why the server stopped the command, if it did; a timeout wins over a cancel.
     let stoppedBy: 'timed_out' | 'cancelled' | undefined;
     let backstop: NodeJS.Timeout | undefined;
@@ -358,6 +388,8 @@ export class Executor {
           );
     running.onOutput((chunk) => {
       conversation?.output(chunk);
+      if (this.#observers.size > 0)
+        this.#tell((observer) => observer.output(request.logName, chunk));
       if (watcher !== undefined) {
         try {
           watcher(chunk);
@@ -386,6 +418,7 @@ export class Executor {
     // R15.2: the end of a failed command's output gets the larger share.
     const collected = await collector.finish(status);
     if (this.#live.get(request.logName) === collector) this.#live.delete(request.logName);
+    this.#tell((observer) => observer.ended(request.logName));
     const explained =
       status === 'failed' ? this.#explain(collected, request.cwd) : { hints: [], writes: [] };
     return {

@@ -135,6 +135,49 @@ describe('Executor: merged output (R15.1)', () => {
   });
 });
 
+describe('Executor: observers (the operations page)', () => {
+  it('SPEC §15 operations page: an observer sees each command start, all of its output in order, and its end; then no more once it stops observing', async () => {
+    const seen: string[] = [];
+    const output = new Map<string, string>();
+    const stop = fixture.engine.executor.observe({
+      started: (logName, command, cwd) =>
+        seen.push(
+          `started ${logName} ${command.kind} ${String(cwd === fixture.engine.sandbox.scope)}`,
+        ),
+      output: (logName, chunk) =>
+        output.set(logName, (output.get(logName) ?? '') + chunk.toString()),
+      ended: (logName) => seen.push(`ended ${logName}`),
+    });
+    const script = 'for i in $(seq 1 200); do echo "line $i"; done; echo oops >&2';
+    const result = await run(fixture.engine, { kind: 'shell', script }, { logName: 'observed-1' });
+    // An observer that throws changes nothing for the command or the others.
+    const stopThrowing = fixture.engine.executor.observe({
+      started: () => {
+        throw new Error('a bug of the observer');
+      },
+      output: () => {
+        throw new Error('a bug of the observer');
+      },
+      ended: () => undefined,
+    });
+    const second = await run(fixture.engine, ['echo', 'two'], { logName: 'observed-2' });
+    stopThrowing();
+    stop();
+    await run(fixture.engine, ['echo', 'unseen'], { logName: 'observed-3' });
+    expect(result.status).toBe('completed');
+    expect(second.output).toBe('two\n');
+    expect(seen).toEqual([
+      'started observed-1 shell true',
+      'ended observed-1',
+      'started observed-2 argv true',
+      'ended observed-2',
+    ]);
+    expect(output.get('observed-1')).toBe(result.output);
+    expect(output.get('observed-2')).toBe('two\n');
+    expect(output.has('observed-3')).toBe(false);
+  });
+});
+
 describe('Executor: non-interactive', () => {
   it('SPEC §3: stdin is /dev/null (cat ends at once with empty output)', async () => {
     const cat = await run(fixture.engine, ['cat'], { timeoutMs: 10_000 });

@@ -38,6 +38,26 @@ ${OPTION_LINES}  -h, --help               show this help
   -v, --version            show the version
 `;
 
+/** Flags that may be given without their value, and the value they then have. */
+const BARE_VALUES = new Map<string, string>(
+  flagEntries().flatMap(([, flag]): [string, string][] =>
+    flag.type === 'text' && flag.valueWhenBare !== undefined
+      ? [[`--${flag.name}`, flag.valueWhenBare]]
+      : [],
+  ),
+);
+
+/** argv with the value of each such flag given bare (last, or before another flag) spelt out. */
+function withBareValues(flags: readonly string[]): string[] {
+  return flags.flatMap((arg, index) => {
+    const value = BARE_VALUES.get(arg);
+    const next = flags[index + 1];
+    return value !== undefined && (next === undefined || next.startsWith('-'))
+      ? [arg, value]
+      : [arg];
+  });
+}
+
 /** parseArgs' options: the table's flags, and those that say what to do instead of serving. */
 const PARSE_OPTIONS: ParseArgsConfig['options'] = {
   ...Object.fromEntries(
@@ -61,7 +81,7 @@ export function parseCommandLine(argv: readonly string[], env: Environment): Par
   let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({
-      args: [...flags],
+      args: withBareValues(flags),
       strict: true,
       allowPositionals: false,
       options: PARSE_OPTIONS,
@@ -90,6 +110,12 @@ export function parseCommandLine(argv: readonly string[], env: Environment): Par
   if (timings instanceof InvalidFlag) return { kind: 'usage', error: timings.message };
   if (settings.httpPort === undefined && settings.httpSocket === undefined) {
     return { kind: 'usage', error: '--http-port none needs --http-socket PATH' };
+  }
+  if (settings.opsPage !== undefined && settings.mode === 'http') {
+    return {
+      kind: 'usage',
+      error: '--ops-page is for stdio: an HTTP server serves the page at /ops',
+    };
   }
   const toolName = stringValue(values['tool_name']);
   const toolArgs = stringValue(values['tool_args']);

@@ -6,6 +6,8 @@ import { runOneShot } from './one-shot.js';
 import { parseCommandLine, USAGE } from './options.js';
 import { SERVER_VERSION } from '../package.js';
 import { serveStdio, TTY_REFUSAL } from '../transports/stdio/serve.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Logger } from 'pino';
 
 /** Where the command line writes, and what it knows of its terminal. */
 export interface CliIo {
@@ -95,7 +97,12 @@ export async function runAhmaShell(
         stderrIsTerminal: io.stderrIsTerminal,
       });
     }
-    return await serveStdio(settings, out.stderr);
+    const opsPort = options.opsPage;
+    return await serveStdio(
+      settings,
+      out.stderr,
+      opsPort === undefined ? undefined : (runtime) => opsPageBeside(runtime, opsPort, logger, out),
+    );
   } catch (error) {
     // Startup refusals (no sandbox, bad scope) explain themselves; anything else is a bug.
     const message =
@@ -107,5 +114,34 @@ export async function runAhmaShell(
     logger.fatal({ err: error }, 'ahma-shell stopped');
     out.stderr(`ahma-shell: ${message}\n`);
     return 1;
+  }
+}
+
+/**
+ * --ops-page: the operations page on its own loopback port beside a stdio server. A page that
+ * cannot listen (the port is taken) is said on stderr and in the log; the MCP server goes on.
+ */
+async function opsPageBeside(
+  runtime: Runtime,
+  port: number,
+  logger: Logger,
+  out: Pick<CliIo, 'stderr'>,
+): Promise<{ close(): Promise<void> } | undefined> {
+  // Loaded only with --ops-page: stdio servers start often and need none of it.
+  const { startOpsPageServer } = await import('../transports/http/ops-server.js');
+  const { linkRecorder } = await import('../ops/link-record.js');
+  try {
+    return await startOpsPageServer(runtime, {
+      port,
+      logger,
+      onLink: linkRecorder(runtime.engine.state.serverDir, logger, out.stderr),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    logger.error({ err: error, port }, 'the operations page cannot listen');
+    out.stderr(
+      `ahma-shell: the operations page cannot listen on 127.0.0.1:${String(port)} (${code})\n`,
+    );
+    return undefined;
   }
 }

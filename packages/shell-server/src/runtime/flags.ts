@@ -80,6 +80,11 @@ export interface SwitchFlag extends Common {
 export interface TextFlag<V> extends Common {
   readonly type: 'text';
   readonly read: (text: string | undefined) => V | InvalidFlag;
+  /**
+   * The value of the flag given without one (`--ops-page` alone, or before another flag); without
+   * this, the flag needs a value.
+   */
+  readonly valueWhenBare?: string;
 }
 
 /**
@@ -320,6 +325,25 @@ export const FLAGS: { readonly [K in keyof FlagSettings]: Flag<FlagSettings[K]> 
       return Number.isInteger(port) && port >= 1 && port <= 65535
         ? port
         : new InvalidFlag('--oauth-callback-port must be a port number');
+    },
+    toChild: 'no',
+  },
+  opsPage: {
+    name: 'ops-page',
+    env: 'AHMA_OPS_PAGE',
+    arg: '[PORT]',
+    help: [
+      'stdio: a live page of the operations on 127.0.0.1 (any free port without PORT);',
+      'its one-time link is in the log and in `ahma-shell doctor` (HTTP serves it at /ops)',
+    ],
+    type: 'text',
+    valueWhenBare: '0',
+    read: (text) => {
+      if (text === undefined) return undefined;
+      const port = wholeNumber(text);
+      return port >= 0 && port <= 65535
+        ? port
+        : new InvalidFlag('--ops-page takes a port number (0 = any free port)');
     },
     toChild: 'no',
   },

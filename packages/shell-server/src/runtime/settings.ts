@@ -68,6 +68,11 @@ export interface ServerOptions {
   readonly mcpConfig: string | undefined;
   /** R14.5: the localhost port of the OAuth callback of remote servers' logins. */
   readonly oauthCallbackPort: number;
+  /**
+   * --ops-page: a stdio server's operations page on 127.0.0.1 at this port (0 = any free one);
+   * undefined = none. (An HTTP server serves the page at /ops itself.)
+   */
+  readonly opsPage: number | undefined;
   readonly httpHost: string;
   /** 0 = any free port (the URL it got is printed); undefined (`none`) = only the unix socket. */
   readonly httpPort: number | undefined;

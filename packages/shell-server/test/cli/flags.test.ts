@@ -32,6 +32,7 @@ const SAMPLES: Readonly<Record<string, string | true>> = {
   'registry-file': '/srv/registry.json',
   'mcp-config': '/srv/mcp.json',
   'oauth-callback-port': '9090',
+  'ops-page': '8099',
   'env-deny': 'AWS_*,MY_KEY',
   profile: 'cargo,rustup',
   'allow-read': '~/ref,/opt/sdk',
@@ -147,6 +148,7 @@ describe.concurrent("an isolated session's command line", () => {
       'sandbox-scope',
       'mcp-config',
       'oauth-callback-port',
+      'ops-page',
       'session-isolation',
       'allowed-roots',
       'max-sessions',
@@ -160,7 +162,10 @@ describe.concurrent("an isolated session's command line", () => {
   });
 
   it("R8D.3: parsed again, it gives the server's options for every flag passed on, and the defaults for the others", () => {
-    const server = run(FLAGS.flatMap(([, flag]) => given(flag.name)));
+    // Every flag at once (--ops-page aside: it is for stdio, and the samples serve HTTP).
+    const server = run(
+      FLAGS.filter(([, flag]) => flag.name !== 'ops-page').flatMap(([, flag]) => given(flag.name)),
+    );
     const child = isolatedChildCommand(server, '/srv', 'bin.js', 'node');
     const session = run(child.args.slice(1));
     const defaults = run(['--mode', 'stdio']);
@@ -176,7 +181,9 @@ describe.concurrent("an isolated session's command line", () => {
 
   it("R8D.3: options from the variables reach a session's process on its command line, not only by inheritance", () => {
     const env = Object.fromEntries(
-      FLAGS.filter(([, flag]) => flag.envReadBy !== 'core').map(([, flag]) => variable(flag.name)),
+      FLAGS.filter(([, flag]) => flag.envReadBy !== 'core' && flag.name !== 'ops-page').map(
+        ([, flag]) => variable(flag.name),
+      ),
     );
     const server = run([], env);
     const session = run(isolatedChildCommand(server, '/srv', 'bin.js', 'node').args.slice(1));

@@ -162,6 +162,24 @@ describe('--max-output-tokens', () => {
   });
 });
 
+describe('--ops-page', () => {
+  it('SPEC §15 operations page: off by default; bare (last, or before another flag) any free port; a port; AHMA_OPS_PAGE; refused for HTTP and for a non-port', () => {
+    expect(options([]).opsPage).toBeUndefined();
+    expect(options(['--ops-page']).opsPage).toBe(0);
+    expect(options(['--ops-page', '--sync']).opsPage).toBe(0);
+    expect(options(['--ops-page', '8099']).opsPage).toBe(8099);
+    expect(options(['--ops-page=8098']).opsPage).toBe(8098);
+    expect(options([], { AHMA_OPS_PAGE: '8097' }).opsPage).toBe(8097);
+    expect(usageError(['--ops-page', 'x'])).toMatch(/--ops-page takes a port number/);
+    expect(usageError(['--ops-page', '70000'])).toMatch(/--ops-page takes a port number/);
+    const http = parseCommandLine(['--mode', 'http', '--ops-page'], {});
+    expect(http).toMatchObject({
+      kind: 'usage',
+      error: expect.stringMatching(/serves the page at \/ops/),
+    });
+  });
+});
+
 describe('AHMA_TEST_TIMINGS (test only)', () => {
   it('R7.6: shortens the stop waits the engine gets, never lengthens them; anything else is a usage error', () => {
     const run = (text: string) =>

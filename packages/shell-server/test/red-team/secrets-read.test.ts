@@ -127,6 +127,33 @@ eachIdentity('as $name', (identity) => {
     expect(reader.output).toContain('Permission denied');
   });
 
+  it("SPEC §15 operations page: a command can neither read the page's one-time link nor use the page without its cookie", async () => {
+    const http = await seat().httpServer();
+    const link = /one-time link[^:]*: (\S+)\n/.exec(http.stderr())?.[1];
+    expect(link, http.stderr()).toBeDefined();
+    const root = join(http.tokenFile ?? '', '..');
+    const origin = new URL(link ?? '').origin;
+    try {
+      const result = await server().sh(
+        [
+          `cat ${root}/servers/*/ops-page-link 2>&1 | head -3`,
+          `grep -rho 'key=[A-Za-z0-9_-]*' ${root} 2>&1 | head -3`,
+          `for path in /ops /ops/api/operations /ops/api/events; do curl -s -m 5 -o /dev/null -w "$path %{http_code}\\n" -H 'Sec-Fetch-Site: same-origin' ${origin}$path; done`,
+          `curl -s -m 5 -o /dev/null -w "cancel %{http_code}\\n" -X POST -H 'Origin: ${origin}' -H 'Content-Type: application/json' -d '{"id":"x"}' ${origin}/ops/api/cancel`,
+          `curl -s -m 5 -o /dev/null -w "guess %{http_code}\\n" '${origin}/ops/login?key=guessed'`,
+        ].join('\n'),
+      );
+      expect(result.output).not.toContain(new URL(link ?? '').searchParams.get('key') ?? 'no key');
+      expect(result.output).toContain('ops-page-link: Permission denied');
+      for (const path of ['/ops', '/ops/api/operations', '/ops/api/events', 'cancel']) {
+        expect(result.output, path).toContain(`${path} 401`);
+      }
+      expect(result.output).toContain('guess 403');
+    } finally {
+      await http.close();
+    }
+  });
+
   it("R7.10: the HTTP server's token file and the OAuth token store in the private state cannot be read", async () => {
     const http = await seat().httpServer();
     expect(http.tokenFile, http.stderr()).toBeDefined();

@@ -14,7 +14,8 @@ export const DOCTOR_USAGE = `Usage:
 Runs one probe command per protection through the sandbox the server would use (the same
 options, on a throwaway scope) and prints what is enforced on this machine: writes outside the
 scope, reads of secrets, hand-off files, network, signals/ptrace to the server, capabilities,
-seccomp, Landlock ABI, user namespaces. Exits 0 only when writes, reads and hand-off files are
+seccomp, Landlock ABI, user namespaces; then a fresh one-time link to the operations page of
+each server running now that has one (--mode http, --ops-page). Exits 0 only when writes, reads and hand-off files are
 enforced by the kernel, 1 otherwise, 2 for a usage error.
 
   --json    the report as JSON

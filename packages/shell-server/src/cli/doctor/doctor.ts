@@ -6,6 +6,7 @@ import { createEngine, type Engine, type Logger as CoreLogger } from '@ahma/core
 import type { Logger } from 'pino';
 import type { ServerOptions } from '../../runtime/settings.js';
 import { sandboxEngineOptions, type Environment } from '../../runtime/runtime.js';
+import { recordedLinks } from '../../ops/link-record.js';
 import { checkCredentialPaths } from './credential-paths.js';
 import { machine, userNamespaces } from './host.js';
 import {
@@ -97,6 +98,7 @@ export async function runDoctor(settings: DoctorSettings): Promise<DoctorReport>
       abi: engine.sandbox.abi,
       rows: unconfined ? rows.map(noSandbox) : rows,
       notes: engine.sandbox.warnings,
+      opsPages: await recordedLinks(engine.state.root),
     };
   } finally {
     await engine?.close().catch(() => undefined);
@@ -123,6 +125,7 @@ function unmeasured(where: string, reason: string): DoctorReport {
     abi: undefined,
     rows: ROW_IDS.map((id) => row(id, 'not enforced', `not measured: ${first}`)),
     notes: [reason],
+    opsPages: [],
   };
 }
 

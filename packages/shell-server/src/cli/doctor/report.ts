@@ -52,6 +52,8 @@ export interface DoctorReport {
   readonly rows: readonly DoctorRow[];
   /** The sandbox's own warnings (running as root, an old Landlock ABI), and start-up refusals. */
   readonly notes: readonly string[];
+  /** The unused one-time links of the operations pages of the servers running now. */
+  readonly opsPages: readonly string[];
 }
 
 export function row(id: RowId, status: DoctorStatus, why: string): DoctorRow {
@@ -107,6 +109,11 @@ export function formatReport(report: DoctorReport): string {
     '',
     verdictLine(report),
     ...report.notes.map((note) => `note: ${note}`),
+    ...(report.opsPages.length === 0
+      ? []
+      : ['', 'Operations pages of the servers running now (one-time links):'].concat(
+          report.opsPages.map((link) => `  ${link}`),
+        )),
     '',
   ].join('\n');
 }
@@ -126,6 +133,7 @@ export function reportJson(report: DoctorReport): string {
       },
       exit_code: exitCodeOf(report),
       notes: report.notes,
+      ops_pages: report.opsPages,
     },
     null,
     2,

@@ -64,7 +64,8 @@ export function isLoopback(host: string): boolean {
   return name === '::1' || name === '0:0:0:0:0:0:0:1' || name === '::ffff:127.0.0.1';
 }
 
-function isWildcard(host: string): boolean {
+/** 0.0.0.0 and ::, every address of the machine. */
+export function isWildcard(host: string): boolean {
   const name = host.replace(/^\[(.*)\]$/, '$1');
   return name === '0.0.0.0' || name === '::' || name === '0:0:0:0:0:0:0:0';
 }

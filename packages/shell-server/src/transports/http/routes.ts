@@ -31,6 +31,7 @@ import { checkRequest, type GuardPolicy } from './guard.js';
 import { peerKey, type SessionTable } from './sessions.js';
 import { isVerifiedPeer } from './unix-socket.js';
 import { toWebRequest, writeWebResponse } from './web.js';
+import { OpsPage } from '../../ops/page.js';
 import { RpcCode } from '../../jsonrpc/codes.js';
 import { refusal, type HttpRefusal } from '../../jsonrpc/refusal.js';
 
@@ -67,6 +68,8 @@ export interface RouteContext {
   readonly isolation?: IsolationSettings | undefined;
   /** The 2026-07-28 era (refused with --session-isolation). */
   readonly modern: ModernEndpoint;
+  /** The operations page at /ops, when this server has one. */
+  readonly ops?: OpsPage | undefined;
 }
 
 /** The node:http request listener. */
@@ -86,10 +89,16 @@ export function requestHandler(
 }
 
 async function route(context: RouteContext, req: IncomingMessage, res: ServerResponse) {
+  // The operations page: the same Host and Origin guard, but a browser cannot send the bearer
+  // token, so the page's own one-time link and cookie stand in for it (ops/page.ts).
+  const ops = OpsPage.owns(pathOf(req)) ? context.ops : undefined;
   // The unix socket's peers were checked to be this server's own uid: no browser, no stranger.
   const refused = isVerifiedPeer(req.socket)
     ? undefined
-    : checkRequest(req.headers, context.policy());
+    : checkRequest(
+        req.headers,
+        ops === undefined ? context.policy() : { ...context.policy(), token: undefined },
+      );
   if (refused !== undefined) {
     context.logger.warn(
       { status: refused.status, rule: refused.rule, method: req.method, path: pathOf(req) },
@@ -100,8 +109,14 @@ async function route(context: RouteContext, req: IncomingMessage, res: ServerRes
   }
   // The Host was checked above; it only makes the URL whole (the SDK reads the path from it).
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+  if (ops !== undefined) return ops.handle(req, res, url);
   if (url.pathname === MCP_PATH) return streamable(context, req, res, url);
   if (url.pathname === LEGACY_PATH) return legacy(context, req, res, url);
+  if (OpsPage.owns(url.pathname)) {
+    const why = context.isolation === undefined ? 'over TCP' : 'without --session-isolation';
+    refuse(context, res, routeRefusal(404, `Not found: the operations page is served ${why} only`));
+    return;
+  }
   refuse(context, res, routeRefusal(404, `Not found: the MCP endpoint is ${MCP_PATH}`));
 }
 

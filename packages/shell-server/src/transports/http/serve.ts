@@ -100,6 +100,12 @@ export async function serveHttp(
       lines.push(`ahma-shell: clients must send "Authorization: Bearer <token>"; ${auth.where}`);
     }
   }
+  const opsLink = server.opsLink();
+  if (opsLink !== undefined) {
+    lines.push(
+      `ahma-shell: operations page (one-time link; \`ahma-shell doctor\` shows a fresh one): ${opsLink}`,
+    );
+  }
   if (server.socket !== undefined) {
     lines.push(`ahma-shell: listening on unix socket ${server.socket} (this user only, no token)`);
   }

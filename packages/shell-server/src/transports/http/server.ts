@@ -12,7 +12,9 @@ import { createModernEndpoint } from './modern-endpoint.js';
 import { sessionProcesses, type IsolationSettings } from './session/session-backend.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
-import { isLoopback } from './guard.js';
+import { isLoopback, isWildcard } from './guard.js';
+import { OpsPage } from '../../ops/page.js';
+import { linkRecorder } from '../../ops/link-record.js';
 import { MCP_PATH, requestHandler } from './routes.js';
 import { listenUnixSocket } from './unix-socket.js';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions.js';
@@ -45,6 +47,8 @@ export interface HttpServer {
   /** The unix socket's path, when there is one. */
   readonly socket: string | undefined;
   readonly sessions: SessionTable;
+  /** The operations page's unused one-time link; undefined when there is no page. */
+  opsLink(): string | undefined;
   /** Stops accepting, ends every session and closes every connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -105,6 +109,19 @@ export async function startHttpServer(
     // Isolation gives every client a process of its own, which a sessionless era cannot have.
     refuse: options.isolation !== undefined,
   });
+  // The operations page at /ops: over TCP only (a browser cannot use the unix socket), and not
+  // with --session-isolation (the sessions' commands run in their own processes). Its unused
+  // one-time link is kept in the server's private directory (doctor prints it).
+  let opsOrigin: string | undefined;
+  const recordLink = linkRecorder(runtime.engine.state.serverDir, logger);
+  const ops =
+    options.port === undefined || options.isolation !== undefined
+      ? undefined
+      : new OpsPage(runtime, {
+          onLink: () => {
+            if (opsOrigin !== undefined && ops !== undefined) recordLink(ops.link(opsOrigin));
+          },
+        });
   const server = createServer(
     requestHandler({
       runtime,
@@ -116,6 +133,7 @@ export async function startHttpServer(
       eventStoreLimits: options.eventStoreLimits,
       isolation: options.isolation,
       modern,
+      ops,
     }),
   );
   let unix: NetServer | undefined;
@@ -127,9 +145,15 @@ export async function startHttpServer(
     if (options.socket !== undefined) unix = await listenUnixSocket(server, options.socket, logger);
   } catch (error) {
     server.close();
+    ops?.close();
     await sessions.closeAll();
     await modern.close();
     throw error;
+  }
+  if (ops !== undefined) {
+    // A wildcard bind is reached on loopback from this machine's browser.
+    opsOrigin = `http://${isWildcard(options.host) ? '127.0.0.1' : urlHost(options.host)}:${String(port)}`;
+    recordLink(ops.link(opsOrigin));
   }
   const url =
     options.port === undefined
@@ -141,6 +165,7 @@ export async function startHttpServer(
     port,
     socket: options.socket,
     sessions,
+    opsLink: () => (ops === undefined || opsOrigin === undefined ? undefined : ops.link(opsOrigin)),
     close: () =>
       (closing ??= (async () => {
         // A server that never listened on TCP has nothing to wait for there.
@@ -151,6 +176,7 @@ export async function startHttpServer(
         const unixClosed = new Promise<void>((resolve) =>
           unix === undefined ? resolve() : unix.close(() => resolve()),
         );
+        ops?.close();
         await sessions.closeAll();
         await modern.close();
         // Idle keep-alive connections, and any answer still being written, go too.

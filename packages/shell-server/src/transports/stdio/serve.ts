@@ -2,7 +2,7 @@
 // interactive terminal (R8.10), where it could only confuse a person.
 import { AhmaError } from '@ahma/core';
 import { serveOnStdio } from './eras.js';
-import { createRuntime, type RuntimeSettings } from '../../runtime/runtime.js';
+import { createRuntime, type Runtime, type RuntimeSettings } from '../../runtime/runtime.js';
 import { RpcCode } from '../../jsonrpc/codes.js';
 import { refusal } from '../../jsonrpc/refusal.js';
 import { answerWithRefusal } from './start-refusal.js';
@@ -28,6 +28,8 @@ To try a tool by hand: ahma-shell --tool_name sandboxed_shell -- echo hello
 export async function serveStdio(
   settings: RuntimeSettings,
   stderr: (text: string) => void,
+  /** What else serves the runtime while the client is connected (--ops-page's page). */
+  beside?: (runtime: Runtime) => Promise<{ close(): Promise<void> } | undefined>,
 ): Promise<number> {
   let runtime;
   try {
@@ -41,8 +43,11 @@ export async function serveStdio(
     settings.logger.fatal({ err: error }, 'ahma-shell stopped');
     return 1;
   }
+  // Before the client's first message: the page sees every command from the start.
+  const besides = await beside?.(runtime);
   const connection = serveOnStdio(runtime);
   const shutDown = async () => {
+    await besides?.close();
     await connection.close();
     await runtime.close();
   };

@@ -261,6 +261,7 @@ describe('the report', () => {
     abi: 6,
     rows,
     notes: ['a note'],
+    opsPages: [],
   });
 
   it('R7.12: exits 0 only when writes, reads and hand-off files are all enforced by the kernel', () => {
