@@ -4,7 +4,6 @@
 // back every field.
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse, stringify, YAMLParseError } from 'yaml';
 import { realpathLenient, resolvePathInScope } from '../argv/paths.js';
 import { isInside } from '../paths/inside.js';
 import { AhmaError } from '../errors.js';
@@ -42,7 +41,7 @@ export async function importConfig(
   options: { readonly path: string; readonly overwrite: boolean; readonly scope: string },
 ): Promise<ImportReport> {
   const path = isAbsolute(options.path) ? options.path : resolve(options.scope, options.path);
-  const commands = parseConfig(await readConfig(path), options.path);
+  const commands = await parseConfig(await readConfig(path), options.path);
   const report = {
     path,
     imported: [] as string[],
@@ -100,6 +99,7 @@ export async function exportConfig(
   ) {
     throw new AhmaError('CONFIG_INVALID', `${path} is the registry file itself; export elsewhere`);
   }
+  const { stringify } = await loadYaml();
   const body = stringify({
     commands: Object.fromEntries(commands.map((command) => [command.name, command])),
   });
@@ -124,8 +124,15 @@ async function readConfig(path: string): Promise<string> {
   }
 }
 
+/**
+ * The YAML library, loaded when a file is first imported or exported: a server that never does
+ * (nearly all) does not load its 270 kB at every start.
+ */
+const loadYaml = () => import('yaml');
+
 /** The `commands` map of a file's text. */
-function parseConfig(text: string, given: string): Record<string, unknown> {
+async function parseConfig(text: string, given: string): Promise<Record<string, unknown>> {
+  const { parse, YAMLParseError } = await loadYaml();
   let document: unknown;
   try {
     document = parse(text);
