@@ -3,6 +3,7 @@
 // map in YAML) and its state file (the same map in JSON, with a version). Export → import gives
 // back every field.
 import { realpath } from 'node:fs/promises';
+import type * as Yaml from 'yaml';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { realpathLenient, resolvePathInScope } from '../argv/paths.js';
 import { isInside } from '../paths/inside.js';
@@ -128,7 +129,11 @@ async function readConfig(path: string): Promise<string> {
  * The YAML library, loaded when a file is first imported or exported: a server that never does
  * (nearly all) does not load its 270 kB at every start.
  */
-const loadYaml = () => import('yaml');
+async function loadYaml(): Promise<typeof Yaml> {
+  const loaded = (await import('yaml')) as typeof Yaml & { default?: typeof Yaml };
+  // A bundle that wraps the CommonJS build (ahma-shell's) gives its exports as `default` only.
+  return loaded.default ?? loaded;
+}
 
 /** The `commands` map of a file's text. */
 async function parseConfig(text: string, given: string): Promise<Record<string, unknown>> {
