@@ -90,8 +90,10 @@ export function requestHandler(
 
 async function route(context: RouteContext, req: IncomingMessage, res: ServerResponse) {
   // The operations page: the same Host and Origin guard, but a browser cannot send the bearer
-  // token, so the page's own one-time link and cookie stand in for it (ops/page.ts).
-  const ops = OpsPage.owns(pathOf(req)) ? context.ops : undefined;
+  // token, so the page's own one-time link and cookie stand in for it (ops/page.ts). Judged by
+  // the path as it will be served (`/mcp/../ops` is /ops, `/ops/../mcp` is not the page's).
+  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const ops = OpsPage.owns(path) ? context.ops : undefined;
   // The unix socket's peers were checked to be this server's own uid: no browser, no stranger.
   const refused = isVerifiedPeer(req.socket)
     ? undefined

@@ -130,6 +130,11 @@ describe.concurrent('the operations page over HTTP (SPEC §15 operations page)',
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     expect(response.status).toBe(401);
+    // Paths are judged as they are served: a dot segment does not carry the page's rule to /mcp.
+    const headers = { cookie, 'sec-fetch-site': 'same-origin' };
+    expect(await rawGet(http.port, '/ops/../mcp', headers)).toBe(401);
+    expect(await rawGet(http.port, '/ops/%2e%2e/mcp', headers)).toBe(401);
+    expect(await rawGet(http.port, '/mcp/../ops/api/operations', headers)).toBe(200);
   });
 
   it('SPEC §15 operations page: other origins are refused — another site, another port of this machine, a rebound name', async ({
