@@ -17,8 +17,10 @@ const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8
 const problems = [];
 
 copyFileSync(join(root, 'LICENSE'), join(packageDir, 'LICENSE'));
-if (!existsSync(join(packageDir, 'dist', 'index.js'))) {
-  problems.push('dist/index.js is missing: run pnpm build first');
+for (const built of ['index.js', 'index.d.ts']) {
+  if (!existsSync(join(packageDir, 'dist', built))) {
+    problems.push(`dist/${built} is missing: run pnpm build first (it makes both)`);
+  }
 }
 
 /** ELF e_machine of each target directory name's architecture. */
