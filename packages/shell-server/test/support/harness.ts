@@ -567,6 +567,9 @@ export async function readLog(
 }
 
 /** The process of a stdio server the test drives with raw JSON-RPC lines. */
+/** How long a test waits for a started binary to answer its first request. */
+const START_TIMEOUT_MS = 45_000;
+
 export class RawSession {
   readonly child: ChildProcess;
   readonly stdoutLines: string[] = [];
@@ -616,20 +619,29 @@ export class RawSession {
     id: number,
     method: string,
     params: Record<string, unknown> = {},
+    timeoutMs?: number,
   ): Promise<Record<string, unknown>> {
     this.send({ id, method, params });
     return waitFor(
       () => this.#messages.find((message) => message['id'] === id),
       `the response to request ${String(id)}`,
+      timeoutMs,
     );
   }
 
   async initialize(): Promise<void> {
-    await this.request(0, 'initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'ahma-e2e-raw', version: '1.0.0' },
-    });
+    // The answer waits for the process to start: generous, as a busy machine (the suite's files
+    // run at once on two cores) may take seconds for that.
+    await this.request(
+      0,
+      'initialize',
+      {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'ahma-e2e-raw', version: '1.0.0' },
+      },
+      START_TIMEOUT_MS,
+    );
     this.send({ method: 'notifications/initialized' });
   }
 
