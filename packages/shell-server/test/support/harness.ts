@@ -31,7 +31,6 @@ import {
 import type { Logger } from 'pino';
 import { test } from 'vitest';
 import type { CommandResult } from '../../src/calls/results.js';
-import { runAhmaShell } from '../../src/cli/run.js';
 import type { ServerOptions } from '../../src/runtime/settings.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -323,6 +322,9 @@ export class E2E {
   ): Promise<CliResult> {
     let stdout = '';
     let stderr = '';
+    // Loaded when first used: most files that import the harness drive the binary instead, and
+    // the command line's module graph is the whole server.
+    const { runAhmaShell } = await import('../../src/cli/run.js');
     const code = await runAhmaShell(args, options.env ?? childEnv(), options.cwd ?? PACKAGE_DIR, {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),
