@@ -154,6 +154,7 @@ export class OpsPage {
     });
     this.#streams.add(res);
     const send = (event: string, data: unknown) => {
+      if (res.destroyed) return;
       if (res.writableLength > MAX_STREAM_BACKLOG) {
         res.destroy(); // the page reconnects and starts afresh
         return;
@@ -180,7 +181,9 @@ export class OpsPage {
         listed = setTimeout(sendList, 50); // a burst of changes is one list
       }
     });
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    const keepalive = setInterval(() => {
+      if (!res.destroyed) res.write(': keepalive\n\n');
+    }, KEEPALIVE_MS);
     const end = () => {
       unsubscribe();
       clearTimeout(listed);

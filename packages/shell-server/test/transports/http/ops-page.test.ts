@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { describe, expect } from 'vitest';
 import { recordedLinks } from '../../../src/ops/link-record.js';
 import { it, exists, waitFor, type E2E, type Scope } from '../../support/harness.js';
-import { httpServer, type InProcessHttp } from '../../support/http.js';
+import { httpServer, openStream, type InProcessHttp } from '../../support/http.js';
 
 const TOKEN = 'ops-page-test-token';
 
@@ -231,5 +231,51 @@ describe.concurrent('the operations page over HTTP (SPEC §15 operations page)',
     expect(ended?.cancelReason).toBe('cancelled from the operations page');
     const unknown = await postCancel(origin, cookie, 'op_unknown_1', json);
     expect(unknown.status).toBe(409);
+  });
+
+  it('SPEC §15 operations page: the live stream keeps up with a flood of output without carrying all of it, and the whole output is still there', async ({
+    e2e,
+  }) => {
+    const { http, origin } = await opsServer(e2e);
+    const cookie = await signIn(http);
+    const stream = await openStream(`${origin}/ops/api/events`, {
+      cookie,
+      'sec-fetch-site': 'same-origin',
+    });
+    e2e.onCleanup(async () => stream.close());
+    const shell = http.runtime.tools.find((entry) => entry.tool.name === 'sandboxed_shell');
+    const started = await shell?.call(
+      {
+        command: "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo END",
+        execution_mode: 'AsyncResultPush',
+      },
+      { signal: new AbortController().signal, progress: undefined },
+    );
+    if (started?.kind !== 'operation') throw new Error('the command did not start');
+    const id = started.snapshot.id;
+    type Listed = { operations: { id: string; status: string }[] };
+    await stream.next(
+      (event) =>
+        event.event === 'operations' &&
+        (event.data as Listed).operations.some(
+          (each) => each.id === id && each.status === 'completed',
+        ),
+      'the command listed as completed',
+    );
+    const live = stream.events
+      .filter((event) => event.event === 'output' && (event.data as { id: string }).id === id)
+      .map((event) => (event.data as { text: string }).text)
+      .join('');
+    expect(live.length).toBeLessThan(1_000_000);
+    expect(live).toMatch(/characters not shown live/);
+    expect(live).toMatch(/END\n$/);
+    const whole = (await (
+      await fromPage(origin, `/ops/api/output?id=${id}&offset=-4`, cookie)
+    ).json()) as {
+      total_bytes: number;
+      text: string;
+    };
+    expect(whole.total_bytes).toBeGreaterThan(3_000_000);
+    expect(whole.text).toBe('END\n');
   });
 });
