@@ -2,12 +2,14 @@
 // Where a call's time goes in ahma-shell (issue 31, item 1): this checkout's server, `--sync`,
 // answers N sequential `sandboxed_shell {"command": "echo hi"}` calls from the SDK's Client over
 // stdio after a warm-up, under Node's CPU profiler, and (with --strace) under `strace -c -f`,
-// which counts the system calls of the server and of everything it starts (the zygote, the
-// helpers, the commands). Prints the p50, the server's main-thread time per call by where it is
-// spent, and the system calls per call.
+// which counts the system calls of the server. Prints the p50, the server's main-thread time per
+// call by where it is spent, and the system calls per call. With --perf instead: no profiler in
+// the server; `perf record -a` samples the whole machine during the timed calls, and the CPU per
+// call is printed by process name (the server, the zygote, the sandbox helper, bash, echo, this
+// client, the kernel's threads).
 //
-//   pnpm build && node bench/profile-calls.mjs [--n 2000] [--strace]
-import { spawn } from 'node:child_process';
+//   pnpm build && node bench/profile-calls.mjs [--n 2000] [--strace | --perf]
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +21,7 @@ import { summarize } from './stats.mjs';
 
 const N = numberOption('n', 2000);
 const STRACE = process.argv.includes('--strace');
+const PERF = process.argv.includes('--perf');
 const WARM_UP = 500;
 const here = join(fileURLToPath(import.meta.url), '..', '..');
 const bin = join(here, 'packages', 'shell-server', 'bin', 'ahma-shell.js');
@@ -33,7 +36,13 @@ for (const dir of [scope, tmp, profiles]) mkdirSync(dir);
 
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [`--cpu-prof`, `--cpu-prof-dir=${profiles}`, bin, '--mode', 'stdio', '--sync'],
+  args: [
+    ...(PERF ? [] : ['--cpu-prof', `--cpu-prof-dir=${profiles}`]),
+    bin,
+    '--mode',
+    'stdio',
+    '--sync',
+  ],
   cwd: scope,
   env: { ...process.env, TMPDIR: tmp },
   stderr: 'ignore',
@@ -49,9 +58,15 @@ const strace = STRACE
     })
   : undefined;
 let straceText = '';
+const perfData = join(root, 'perf.data');
+const perf = PERF
+  ? spawn('perf', ['record', '-a', '-F', '1999', '-o', perfData], { stdio: 'ignore' })
+  : undefined;
 strace?.stderr.on('data', (chunk) => (straceText += chunk));
 // strace needs a moment to attach to the threads before the timed calls.
-if (strace !== undefined) await new Promise((resolve) => setTimeout(resolve, 500));
+if (strace !== undefined || perf !== undefined) {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
 
 const times = [];
 for (let i = 0; i < N; i++) {
@@ -64,6 +79,15 @@ if (strace !== undefined) {
   strace.kill('SIGINT');
   await ended;
 }
+// perf names threads, not processes: the server's and this client's threads, while they live.
+const threadsOf = (pid) => new Set(readdirSync(`/proc/${String(pid)}/task`).map(Number));
+const serverThreads = threadsOf(transport.pid);
+const clientThreads = threadsOf(process.pid);
+if (perf !== undefined) {
+  const ended = new Promise((resolve) => perf.once('close', resolve));
+  perf.kill('SIGINT');
+  await ended;
+}
 await client.close();
 // The profile is written as the server exits.
 for (let i = 0; i < 100 && readdirSync(profiles).length === 0; i++) {
@@ -74,7 +98,8 @@ const { p50, p90 } = summarize(times);
 process.stdout.write(
   `# ${String(N)} sequential calls (after ${String(WARM_UP)}): p50 ${p50} ms, p90 ${p90} ms\n\n`,
 );
-report(JSON.parse(readFileSync(join(profiles, readdirSync(profiles)[0]), 'utf8')));
+if (PERF) process.stdout.write(byProcess(perfData));
+else report(JSON.parse(readFileSync(join(profiles, readdirSync(profiles)[0]), 'utf8')));
 if (STRACE)
   process.stdout.write(`\n## System calls (strace -c -f), per call\n\n${perCall(straceText)}\n`);
 
@@ -132,6 +157,48 @@ function report(profile) {
       process.stdout.write(`  ${perCallUs(us)} µs: ${chain}\n`);
     }
   }
+}
+
+/**
+ * perf's samples of the whole machine by thread, as CPU µs per call: the server's threads and this
+ * client's are both `node`, told apart by their thread ids; the rest (the zygote, each command's
+ * helper and shell) are summed by name. The idle task (`swapper`) is left out.
+ */
+function byProcess(data) {
+  const text = execFileSync(
+    'perf',
+    ['report', '-i', data, '--stdio', '--sort', 'pid', '-F', 'sample,pid'],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  const byName = new Map();
+  for (const line of text.split('\n')) {
+    const match = /^\s*(\d+)\s+(\d+):(.+?)\s*$/.exec(line);
+    if (match === null) continue;
+    const [, samples, pid, comm] = match;
+    if (comm === 'swapper') continue;
+    const name = serverThreads.has(Number(pid))
+      ? 'ahma-shell (the server)'
+      : clientThreads.has(Number(pid))
+        ? 'the client (this script)'
+        : comm;
+    byName.set(name, (byName.get(name) ?? 0) + Number(samples));
+  }
+  // -F 1999: each sample stands for 1/1999 s of one CPU.
+  const us = (samples) => ((samples / 1999) * 1e6) / N;
+  const rows = [...byName].sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, samples]) => sum + samples, 0);
+  return [
+    `CPU of the whole machine during the timed calls, idle left out: ${us(total).toFixed(0)} µs per call`,
+    '',
+    '| process | CPU µs per call |',
+    '| --- | ---: |',
+    ...rows.slice(0, 12).map(([name, samples]) => `| ${name} | ${us(samples).toFixed(1)} |`),
+    '',
+  ].join('\n');
 }
 
 /** strace -c's table with each count divided by the calls. */
