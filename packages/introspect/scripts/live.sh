@@ -39,6 +39,12 @@ wanted=()
 for program in "${!PACKAGE[@]}"; do
   command -v "$program" >/dev/null 2>&1 || wanted+=("${PACKAGE[$program]}")
 done
+# `python3 -m pip`: a Python without pip gets Debian's pip, on PYTHONPATH (below) for this check.
+fetch_pip=false
+if command -v python3 >/dev/null 2>&1 && ! python3 -m pip --version >/dev/null 2>&1; then
+  fetch_pip=true
+  wanted+=(python3-pip python3-setuptools python3-wheel python3-distutils)
+fi
 if [ "${#wanted[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "live: fetching ${wanted[*]} into $root (not installed)"
   if apt-get update -qq >/dev/null 2>&1; then
@@ -71,6 +77,9 @@ fi
 
 libraries_path="$(find "$root" -name '*.so*' -printf '%h\n' 2>/dev/null | sort -u | paste -sd: -)"
 export AHMA_LIVE_PREFIX="$root"
+if [ "$fetch_pip" = true ]; then
+  export PYTHONPATH="$root/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}"
+fi
 export PATH="$root/usr/bin:$root/bin:$PATH"
 # Only when there are libraries: an empty entry would mean the working directory.
 if [ -n "$libraries_path" ]; then

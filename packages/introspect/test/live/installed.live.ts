@@ -206,8 +206,12 @@ let work = '';
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ahma-introspect-live-'));
-  // `python3 -m pip` as one program: its help is pip's own, run by the Python on PATH.
-  await writeFile(join(work, 'pip'), '#!/bin/sh\nexec python3 -m pip "$@"\n');
+  // `python3 -m pip` as one program: its help is pip's own, run by the Python on PATH. A pip that
+  // live.sh fetched is found through PYTHONPATH, written in here: the sandbox passes no such
+  // variable to the help command.
+  const pythonPath = process.env['PYTHONPATH'];
+  const path = pythonPath === undefined ? '' : `PYTHONPATH='${pythonPath.replaceAll("'", '')}' `;
+  await writeFile(join(work, 'pip'), `#!/bin/sh\n${path}exec python3 -m pip "$@"\n`);
   await chmod(join(work, 'pip'), 0o755);
 });
 
