@@ -2,8 +2,10 @@
 // Cold start of this checkout's ahma-shell against another's: spawn → initialize → tools/list over
 // stdio, the two builds alternated, and the CPU the server process (all its threads) used by the
 // time tools/list was answered, from /proc/<pid>/stat. Extra arguments go to both servers.
+// --bare adds the bare SDK server (bench/bare-server.mjs) to the round, the floor issue 31 measures
+// a cold start against.
 //
-//   node bench/cold-start.mjs OTHER_CHECKOUT [--n 12] [-- --tools git,file-tools]
+//   node bench/cold-start.mjs OTHER_CHECKOUT [--n 12] [--bare] [-- --tools git,file-tools]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,9 +24,11 @@ if (other === undefined) {
 }
 const n = Number(own[own.indexOf('--n') + 1] ?? 12) || 12;
 const here = join(fileURLToPath(import.meta.url), '..', '..');
+const ahma = (bin) => [bin, '--mode', 'stdio', ...extra];
 const builds = {
-  other: join(resolve(other), 'packages', 'shell-server', 'bin', 'ahma-shell.js'),
-  this: join(here, 'packages', 'shell-server', 'bin', 'ahma-shell.js'),
+  other: ahma(join(resolve(other), 'packages', 'shell-server', 'bin', 'ahma-shell.js')),
+  this: ahma(join(here, 'packages', 'shell-server', 'bin', 'ahma-shell.js')),
+  ...(own.includes('--bare') ? { bare: [join(here, 'bench', 'bare-server.mjs')] } : {}),
 };
 // A scope of its own, under /var/tmp: Ahma refuses to start when its code lies where commands
 // can write, and a checkout under /tmp would.
@@ -47,9 +51,10 @@ const messages = [
 ];
 
 /** One start: ms to the tools/list answer, and the server's CPU ms by then. */
-async function once(bin) {
+async function once(args) {
+  const bin = args[0];
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, '--mode', 'stdio', ...extra], {
+  const child = spawn(process.execPath, args, {
     cwd: scope,
     env: { ...process.env, TMPDIR: mkdtempSync(join(tmpdir(), 'ahma-cold-tmp-')) },
     stdio: ['pipe', 'pipe', 'ignore'],
@@ -76,14 +81,15 @@ async function once(bin) {
   return { ms, cpuMs };
 }
 
-const results = { other: [], this: [] };
+const results = Object.fromEntries(Object.keys(builds).map((name) => [name, []]));
 for (let round = 0; round < n; round += 1) {
-  for (const name of round % 2 === 0 ? ['this', 'other'] : ['other', 'this']) {
+  const names = Object.keys(builds);
+  for (const name of round % 2 === 0 ? names : names.reverse()) {
     results[name].push(await once(builds[name]));
   }
 }
 const rows = Object.entries(results).map(([name, runs]) => ({
-  name: name === 'other' ? resolve(other) : 'this',
+  name: name === 'other' ? resolve(other) : name === 'bare' ? 'bare SDK server' : 'this',
   ms: summarize(runs.map((run) => run.ms)).p50,
   cpu: summarize(runs.map((run) => run.cpuMs)).p50,
 }));
@@ -91,5 +97,8 @@ process.stdout.write(
   `# cold start (spawn → initialize → tools/list), ${String(n)} each, alternated${extra.length > 0 ? `, ${extra.join(' ')}` : ''}\n\n` +
     '| build | p50 ms | server CPU ms (p50) |\n| --- | ---: | ---: |\n' +
     rows.map((row) => `| ${row.name} | ${row.ms.toFixed(0)} | ${row.cpu.toFixed(0)} |`).join('\n') +
-    `\n\nthis/other: ${(rows[1].ms / rows[0].ms).toFixed(2)}× wall, ${(rows[1].cpu / rows[0].cpu).toFixed(2)}× CPU\n`,
+    `\n\nthis/other: ${(rows[1].ms / rows[0].ms).toFixed(2)}× wall, ${(rows[1].cpu / rows[0].cpu).toFixed(2)}× CPU\n` +
+    (rows[2] === undefined
+      ? ''
+      : `this/bare: ${(rows[1].ms / rows[2].ms).toFixed(2)}× wall, ${(rows[1].cpu / rows[2].cpu).toFixed(2)}× CPU\n`),
 );
