@@ -1,8 +1,9 @@
-// Workspace lanes through the built server (SPEC §14 lanes), with real commands that stamp their
-// own start and end: two exclusive calls on one workspace never overlap and run in the order they
-// came; the second answers at once that it is queued, behind whom; sent again while it waits, it
-// is the same operation and runs once; cancelled while it waits, it never runs; `status` shows the
-// line; two repositories in one scope do not wait for each other.
+// Workspace lanes (SPEC §14 lanes) through a server made in this process from its command line,
+// with real commands that stamp their own start and end: two exclusive calls on one workspace never
+// overlap and run in the order they came; the second answers at once that it is queued, behind
+// whom; sent again while it waits, it is the same operation and runs once; cancelled while it
+// waits, it never runs; `status` shows the line; two repositories in one scope do not wait for each
+// other.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,7 +90,7 @@ describe.concurrent(
     it('SPEC §14 lanes: the second writer answers at once that it is queued behind the first, runs after it ends, and a copy sent meanwhile is the same operation', () =>
       withE2E(async (e2e) => {
         const scope = await e2e.scope();
-        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const server = await e2e.inProcess(scope, ['--inline-wait', '0']);
         const first = await start(server, stamped('first', 0.6));
         expect(first.status).toBe('started');
         const second = await start(server, stamped('second', 0.2));
@@ -121,7 +122,7 @@ describe.concurrent(
     it('SPEC §14 lanes: a queued call cancelled while it waits never runs; the one behind it moves up', () =>
       withE2E(async (e2e) => {
         const scope = await e2e.scope();
-        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const server = await e2e.inProcess(scope, ['--inline-wait', '0']);
         const holder = await start(server, stamped('holder', 0.6));
         const doomed = await start(server, stamped('doomed', 0.1));
         const last = await start(server, stamped('last', 0.1));
@@ -143,7 +144,7 @@ describe.concurrent(
         const scope = await e2e.scope();
         for (const repo of ['one', 'two'])
           await mkdir(join(scope.dir, repo, '.git'), { recursive: true });
-        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const server = await e2e.inProcess(scope, ['--inline-wait', '0']);
         const one = await start(server, stamped('one', 0.5), join(scope.dir, 'one'));
         const two = await start(server, stamped('two', 0.5), join(scope.dir, 'two'));
         expect(one.status).toBe('started');
@@ -157,7 +158,7 @@ describe.concurrent(
     it('SPEC §14 lanes: a writer holds the workspace until its whole process tree is gone: the next one finds its background child ended', () =>
       withE2E(async (e2e) => {
         const scope = await e2e.scope();
-        const server = await e2e.server(scope, ['--inline-wait', '0']);
+        const server = await e2e.inProcess(scope, ['--inline-wait', '0']);
         const parent = await start(
           server,
           'sleep 30 >/dev/null 2>&1 & echo $! > child.pid; sleep 0.3; echo parent-exits',
@@ -176,7 +177,7 @@ describe.concurrent(
         const scope = await e2e.scope();
         await laneTools(scope.dir);
         await writeFile(join(scope.dir, 'notes.txt'), 'readable\n');
-        const server = await e2e.server(scope, ['--inline-wait', '2']);
+        const server = await e2e.inProcess(scope, ['--inline-wait', '2']);
         // Long enough to outlast the three calls on a busy machine; cancelled at the end.
         const writer = await start(server, stamped('writer', 30));
         expect(writer.status).toBe('started');
@@ -204,7 +205,7 @@ describe.concurrent(
       withE2E(async (e2e) => {
         const scope = await e2e.scope();
         await laneTools(scope.dir);
-        const server = await e2e.server(scope, ['--sync']);
+        const server = await e2e.inProcess(scope, ['--sync']);
         const narrowed = await server.call('sandboxed_shell', {
           command: 'touch narrowed.txt',
           concurrency: 'read_only',
@@ -226,7 +227,7 @@ describe.concurrent(
       withE2E(async (e2e) => {
         const scope = await e2e.scope();
         await laneTools(scope.dir);
-        const server = await e2e.server(scope);
+        const server = await e2e.inProcess(scope);
         await server.call('touch_ro', { path: 'typed-into', stdin: 'open' });
         await server.call('await', {});
         expect(existsSync(join(scope.dir, 'typed-into'))).toBe(false);

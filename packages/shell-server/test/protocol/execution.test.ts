@@ -410,7 +410,7 @@ describe.concurrent('the output budget (R15.2)', { timeout: 60_000 }, () => {
   it('R15.2: a call with max_output_tokens 500 gets at most 2,000 bytes through the built server, with a marker saying what was left out and how to read it', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('sandboxed_shell', {
       command: 'seq 1 100000',
       max_output_tokens: 500,
@@ -441,7 +441,7 @@ describe.concurrent('the output budget (R15.2)', { timeout: 60_000 }, () => {
   it("R15.2: without max_output_tokens the server's --max-output-tokens applies; a call's own wins", async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope(), ['--max-output-tokens', '300']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--max-output-tokens', '300']);
     const run = async (extra: Record<string, unknown> = {}) =>
       structured<CommandResult>(
         await server.call('sandboxed_shell', {

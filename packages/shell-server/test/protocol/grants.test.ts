@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect } from 'vitest';
-import { BIN, it, textOf, type E2E, type Scope } from '../support/harness.js';
+import { it, serverSetup, textOf, type E2E, type Scope } from '../support/harness.js';
 import { httpBinary } from '../support/http.js';
 import { loopbackService } from '../support/loopback-service.js';
 
@@ -24,23 +24,31 @@ interface Person {
   readonly asked: string[];
 }
 
-/** A server (`--network proxy` unless `args` say otherwise) and an SDK client whose elicitation
- * handler answers as `person` says. */
+/**
+ * A server (`--network proxy` unless `args` say otherwise) made in this process from that command
+ * line, its log as the binary prints it with --log-to-stderr, and an SDK client whose elicitation
+ * handler answers as `person` says, connected over the SDK's in-memory transport.
+ */
 async function serve(
   e2e: E2E,
   scope: Scope,
   person: Person,
   args: readonly string[] = ['--network', 'proxy'],
 ) {
-  let stderr = '';
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, '--mode', 'stdio', '--sandbox-scope', scope.dir, ...args, '--log-to-stderr'],
+  const [{ createRuntime }, { createMcpServer }] = await Promise.all([
+    import('../../src/runtime/runtime.js'),
+    import('../../src/protocol/server.js'),
+  ]);
+  const setup = await serverSetup(scope, ['--mode', 'stdio', ...args, '--log-to-stderr']);
+  const runtime = await createRuntime({
+    options: setup.options,
     env: scope.env,
     cwd: scope.dir,
-    stderr: 'pipe',
+    logger: setup.logger,
   });
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const connection = createMcpServer(runtime);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await connection.server.connect(serverSide);
   const client = new Client(
     { name: 'grant-test', version: '1.0.0' },
     person.answer === undefined ? {} : { capabilities: { elicitation: {} } },
@@ -51,8 +59,13 @@ async function serve(
       return { action: 'accept', content: { decision: person.answer ?? 'deny' } };
     });
   }
-  await client.connect(transport);
-  e2e.onCleanup(() => client.close());
+  await client.connect(clientSide);
+  e2e.onCleanup(async () => {
+    await client.close();
+    await connection.close();
+    await runtime.close();
+  });
+  const stderr = setup.stderr;
   const sh = async (command: string) =>
     textOf(
       (await client.callTool({
@@ -61,7 +74,7 @@ async function serve(
       })) as CallToolResult,
     );
   const curl = () => sh(`curl -sS -m 10 http://127.0.0.1:${String(service.port())}/`);
-  return { sh, curl, stderr: () => stderr };
+  return { sh, curl, stderr };
 }
 
 describe.concurrent('network grants', { timeout: 60_000 }, () => {

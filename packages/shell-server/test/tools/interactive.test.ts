@@ -1,7 +1,7 @@
-// R15.4: interactive commands through the built binary and the SDK client. `python3 -i` under
-// `pty: true` answers `print(6*7)` with 42 through write_stdin; `tty` prints a /dev/pts path;
-// `stdin: "open"` feeds a plain pipe; cancel ends a waiting REPL; a command that is not
-// interactive, or has ended, is refused; an idle one is ended by the server.
+// R15.4: interactive commands through a server made from its command line in this process and the
+// SDK client. `python3 -i` under `pty: true` answers `print(6*7)` with 42 through write_stdin;
+// `tty` prints a /dev/pts path; `stdin: "open"` feeds a plain pipe; cancel ends a waiting REPL; a
+// command that is not interactive, or has ended, is refused; an idle one is ended by the server.
 import { describe, expect } from 'vitest';
 import {
   it,
@@ -26,7 +26,7 @@ describe.concurrent('interactive commands', { timeout: 60_000 }, () => {
   it('R15.4: python3 -i under pty: true answers print(6*7) with 42 through write_stdin, and exit() ends it', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const id = await start(server, { command: 'python3 -i -q', pty: true });
     const answer = await write(server, id, 'print(6*7)\n');
     expect(textOf(answer)).toMatch(/^42\r?$/m);
@@ -41,7 +41,7 @@ describe.concurrent('interactive commands', { timeout: 60_000 }, () => {
   it('R15.4: a pty command has a terminal of its own (tty prints /dev/pts/N), TERM and its size', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const result = await server.call('sandboxed_shell', {
       command: 'tty; echo "$TERM"; stty size',
       pty: true,
@@ -53,7 +53,7 @@ describe.concurrent('interactive commands', { timeout: 60_000 }, () => {
   });
 
   it('R15.4: stdin "open" feeds a plain pipe (no terminal)', async ({ e2e }) => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const id = await start(server, {
       command: 'test -t 0 || echo no-terminal; read line; echo "got $line"',
       stdin: 'open',
@@ -65,7 +65,7 @@ describe.concurrent('interactive commands', { timeout: 60_000 }, () => {
   it('R15.4: cancel ends a waiting REPL; writing to an ended or a non-interactive command is refused', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '0']);
     const id = await start(server, { command: 'python3 -i -q', pty: true });
     await server.call('cancel', { id });
     await waitFor(
@@ -84,7 +84,7 @@ describe.concurrent('interactive commands', { timeout: 60_000 }, () => {
   it('R15.4: the terminal is the command’s own: TIOCSTI is refused and writes stay confined', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const outside = await e2e.outsideDir();
     const text = textOf(
       await server.call('sandboxed_shell', {

@@ -1,8 +1,8 @@
 // R7.15, R7.16: a tool file's own network mode. A file can narrow the server's mode, never widen
-// it: under a --network host server, a `"network": "none"` tool reaches nothing and a
-// `"network": "proxy"` tool reaches only what the rules allow, through an egress proxy started
-// for it; under a --network proxy server, a `"network": "host"` tool is still held to the proxy.
-// The real server binary, the SDK Client, curl against a service on 127.0.0.1.
+// it: under a --network host server, a `"network": "none"` tool reaches nothing and a `"network":
+// "proxy"` tool reaches only what the rules allow, through an egress proxy started for it; under a
+// --network proxy server, a `"network": "host"` tool is still held to the proxy. The server made in
+// this process from its command line, the SDK Client, curl against a service on 127.0.0.1.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
@@ -44,7 +44,10 @@ describe.concurrent('a tool file’s network mode', { timeout: 60_000 }, () => {
     const scope = await e2e.scope({ noTools: true });
     await fetchTool(scope, 'none');
     await fetchTool(scope, 'proxy');
-    const server = await e2e.server(scope, ['--allow-host', `127.0.0.1:${String(service.port())}`]);
+    const server = await e2e.inProcess(scope, [
+      '--allow-host',
+      `127.0.0.1:${String(service.port())}`,
+    ]);
     expect(await fetch(server, 'fetch_none', service.port())).not.toContain(
       'hello from the service',
     );
@@ -66,7 +69,7 @@ describe.concurrent('a tool file’s network mode', { timeout: 60_000 }, () => {
   }) => {
     const scope = await e2e.scope({ noTools: true });
     await fetchTool(scope, 'host');
-    const server = await e2e.server(scope, ['--network', 'proxy']);
+    const server = await e2e.inProcess(scope, ['--network', 'proxy']);
     const text = await fetch(server, 'fetch_host', service.port());
     expect(text).not.toContain('hello from the service');
     expect(text).toContain('is not on the allowlist');

@@ -1,8 +1,8 @@
-// R15.3: the `output` tool end to end, with the built binary and the SDK client over stdio: any
-// window of a 60 MB output (its end by a negative offset, its last lines, a line found by a
-// pattern), a command followed while it runs, a sequence's running step and finished steps, and the
-// refusals (an unknown id, a pattern that backtracks catastrophically or does not parse, a log that
-// is gone, arguments that do not go together).
+// R15.3: the `output` tool end to end, through a server made from its command line in this process
+// and the SDK client: any window of a 60 MB output (its end by a negative offset, its last lines, a
+// line found by a pattern), a command followed while it runs, a sequence's running step and
+// finished steps, and the refusals (an unknown id, a pattern that backtracks catastrophically or
+// does not parse, a log that is gone, arguments that do not go together).
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
@@ -75,7 +75,7 @@ describe.concurrent('output', { timeout: 60_000 }, () => {
   it('R15.3: any part of a 60 MB output: its end by a negative offset, its last lines, a line found by grep', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope());
+    const server = await e2e.inProcess(await e2e.scope());
     const done = await finished(server, 'seq 1 8000000');
     expect(done.truncated).toBe(true);
     expect(done.full_output_path).toBeDefined();
@@ -130,7 +130,7 @@ describe.concurrent('output', { timeout: 60_000 }, () => {
   it('R15.3: a running command is followed while it runs: the ticks so far, and that it is still running', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '0']);
     const started = structured<StartedResult>(
       await server.call('sandboxed_shell', {
         command: 'for i in $(seq 1 50); do echo tick-$i; sleep 0.1; done',
@@ -177,7 +177,7 @@ describe.concurrent('output', { timeout: 60_000 }, () => {
   it('R15.3/R2.7: reading a window of a finished operation does not count as handing its result over', async ({
     e2e,
   }) => {
-    const server = await e2e.server(await e2e.scope(), ['--inline-wait', '0']);
+    const server = await e2e.inProcess(await e2e.scope(), ['--inline-wait', '0']);
     const { operation_id: id } = structured<StartedResult>(
       await server.call('sandboxed_shell', { command: 'sleep 0.3; echo done' }),
     );
@@ -209,7 +209,7 @@ describe.concurrent('output', { timeout: 60_000 }, () => {
         ],
       }),
     );
-    const server = await e2e.server(scope, ['--inline-wait', '0']);
+    const server = await e2e.inProcess(scope, ['--inline-wait', '0']);
     const { operation_id: id } = structured<StartedResult>(await server.call('build', {}));
     const running = await waitFor(async () => {
       const read = await output(server, { id });
@@ -230,7 +230,7 @@ describe.concurrent('output', { timeout: 60_000 }, () => {
     e2e,
   }) => {
     const scope = await e2e.scope();
-    const server = await e2e.server(scope);
+    const server = await e2e.inProcess(scope);
     const unknown = await refusal(server, { id: 'op_none_1', tail: 3 });
     expect(unknown.code).toBe('OPERATION_UNKNOWN');
     expect(unknown.text).toContain('op_none_1');
