@@ -70,7 +70,7 @@ export { authority } from './network/upstream.js';
 export { hostPatternProblem } from './network/host-rules.js';
 export { GrantLedger, type LedgerGrant } from './state/grant-ledger.js';
 export { stateRootCandidates } from './state/state-dir.js';
-export { ownerIsGone, ownTag, parseOwnerName } from './state/owner.js';
+export { liveServerDirectories } from './state/sweep.js';
 export { deniedBy, type DenyEntry } from './sandbox/read-policy.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';

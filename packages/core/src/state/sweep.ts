@@ -4,7 +4,7 @@
 // never touched; links are never followed (remove.ts).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ownerIsGone, parseOwnerName, type OwnerTag } from './owner.js';
+import { ownerIsGone, ownTag, parseOwnerName, type OwnerTag } from './owner.js';
 import { removeTree } from './remove.js';
 
 export interface SweepReport {
@@ -25,15 +25,9 @@ export interface SweepOptions {
 export async function sweepDeadServers(options: SweepOptions): Promise<SweepReport> {
   const removed: string[] = [];
   const failed: { path: string; error: string }[] = [];
-  const sweep = async (folder: 'servers' | 'caches') => {
-    const dir = join(options.root, folder);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      // A link or a file is nothing Ahma made: left alone, never followed.
-      if (!entry.isDirectory()) continue;
-      const owner = parseOwnerName(entry.name);
-      if (owner === undefined || !ownerIsGone(owner, options.self)) continue;
-      const path = join(dir, entry.name);
+  const sweep = async (folder: Folder) => {
+    for (const { path, owner } of await ownedDirectories(options.root, folder)) {
+      if (!ownerIsGone(owner, options.self)) continue;
       try {
         if (folder === 'servers') await removeTree(path);
         else if (!(await options.removeCache(path))) throw new Error('something was left');
@@ -45,4 +39,33 @@ export async function sweepDeadServers(options: SweepOptions): Promise<SweepRepo
   };
   await Promise.all([sweep('servers'), sweep('caches')]);
   return { removed, failed };
+}
+
+/**
+ * The private directories of the servers under the root that still run (what they keep there for
+ * the person, the operations page's link, is read by `ahma-shell doctor`).
+ */
+export async function liveServerDirectories(
+  root: string,
+  self: OwnerTag = ownTag(),
+): Promise<string[]> {
+  const owned = await ownedDirectories(root, 'servers');
+  return owned.filter(({ owner }) => !ownerIsGone(owner, self)).map(({ path }) => path);
+}
+
+type Folder = 'servers' | 'caches';
+
+/** The directories of `<root>/<folder>` a server made, each with its owner. */
+async function ownedDirectories(
+  root: string,
+  folder: Folder,
+): Promise<{ path: string; owner: OwnerTag }[]> {
+  const dir = join(root, folder);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.flatMap((entry) => {
+    // A link or a file is nothing Ahma made: left alone, never followed.
+    if (!entry.isDirectory()) return [];
+    const owner = parseOwnerName(entry.name);
+    return owner === undefined ? [] : [{ path: join(dir, entry.name), owner }];
+  });
 }

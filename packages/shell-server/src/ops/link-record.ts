@@ -1,9 +1,9 @@
 // Where the person finds the operations page's one-time link: the server's log (the first one),
 // and a file in the server's own private directory that always holds the unused one, which
 // `ahma-shell doctor` prints (commands can neither read nor write the private state).
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ownerIsGone, ownTag, parseOwnerName, writeFileAtomicAt } from '@ahma/core';
+import { liveServerDirectories, writeFileAtomicAt } from '@ahma/core';
 import type { Logger } from 'pino';
 
 /** The file in `<state root>/servers/<owner>/` holding the unused link. */
@@ -34,15 +34,9 @@ export function linkRecorder(
 
 /** The unused links of the servers under `stateRoot` that still run (doctor). */
 export async function recordedLinks(stateRoot: string): Promise<string[]> {
-  const servers = join(stateRoot, 'servers');
-  const self = ownTag();
-  const owners = (await readdir(servers).catch(() => [] as string[])).filter((owner) => {
-    const tag = parseOwnerName(owner);
-    return tag !== undefined && !ownerIsGone(tag, self);
-  });
   const links = await Promise.all(
-    owners.map((owner) =>
-      readFile(join(servers, owner, OPS_LINK_FILE), 'utf8').then(
+    (await liveServerDirectories(stateRoot)).map((dir) =>
+      readFile(join(dir, OPS_LINK_FILE), 'utf8').then(
         (text) => text.trim(),
         () => '',
       ),
