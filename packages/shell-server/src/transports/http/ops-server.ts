@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { OpsPage } from '../../ops/page.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { checkRequest } from './guard.js';
+import { listen } from './server.js';
 
 /** Loopback only: the page shows what commands print. */
 const HOST = '127.0.0.1';
@@ -47,13 +48,7 @@ export async function startOpsPageServer(
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, HOST, options.port);
   port = (server.address() as AddressInfo).port;
   origin = `http://${HOST}:${String(port)}`;
   options.onLink?.(page.link(origin));

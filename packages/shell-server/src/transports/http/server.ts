@@ -186,7 +186,8 @@ export async function startHttpServer(
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+/** Listens on `host`:`port`; rejects with the error of a bind that failed (EADDRINUSE, …). */
+export function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
