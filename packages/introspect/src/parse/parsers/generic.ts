@@ -3,7 +3,8 @@
 // option or a command but cannot be read is kept in `unparsed`, so the written file says so.
 import type { HelpModel, HelpParser, HelpSubcommand } from '../model.js';
 import { helpDescription, helpLines, sections } from './text-help.js';
-import { firstSentence, readOptions, shorten } from './text-options.js';
+import { shorten } from './cli-common.js';
+import { firstSentence, readOptions } from './text-options.js';
 import { usagePositionals, usageText } from './text-usage.js';
 
 /** Options may stand deeper than in the families' layouts (nested lists, man-like text). */

@@ -2,6 +2,7 @@
 // `-p, --package [<SPEC>]`, `--arg a v   text`, `-i[SUFFIX], --in-place[=SUFFIX]` — with the
 // description that follows on the same line or on the deeper-indented lines below. GNU, git,
 // clap and the generic reading all lay options out this way, differing only in indentation.
+import { shorten } from './cli-common.js';
 import type { HelpOption } from '../model.js';
 import { makeValue } from './text-values.js';
 
@@ -225,9 +226,4 @@ export function mergeOptions(options: readonly HelpOption[]): HelpOption[] {
     merged.push(option);
   }
   return merged;
-}
-
-export function shorten(text: string): string {
-  const trimmed = text.trim().replace(/\s+/g, ' ');
-  return trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed;
 }
