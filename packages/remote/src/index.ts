@@ -10,7 +10,12 @@ export {
 } from './callback.js';
 export { connectHttp, type HttpConnectOptions, type HttpConnection } from './connect.js';
 export { AhmaOAuthProvider, type ProviderOptions } from './oauth-provider.js';
-export { privateFileProblem, type PrivateFileProblem } from './private-file.js';
+export {
+  privateFileProblem,
+  readPrivateFile,
+  type PrivateFileProblem,
+  type PrivateRead,
+} from './private-file.js';
 export {
   TOKEN_FILE_NAME,
   TOKEN_PATH_VARIABLE,

@@ -1,7 +1,9 @@
 // Whether a file of secrets (a token file) can be trusted as this user's alone: a regular file,
 // owned by this user, that nobody else may read or write. Anything else means someone else had, or
-// may have, a hand in it. Shared by the OAuth token store and the HTTP server's own token.
-import type { Stats } from 'node:fs';
+// may have, a hand in it. Shared by the OAuth token store, the HTTP server's own token and the
+// introspection cache (whose records become tool definitions).
+import { constants, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 
 export interface PrivateFileProblem {
   readonly kind: 'not-regular' | 'owner' | 'mode';
@@ -24,4 +26,45 @@ export function privateFileProblem(
     };
   }
   return undefined;
+}
+
+/** What reading a private file found; `why` completes "<path> …". */
+export type PrivateRead =
+  | { readonly kind: 'missing' }
+  | {
+      readonly kind: 'refused';
+      readonly reason: 'link' | 'unreadable' | 'not-private' | 'too-large';
+      readonly why: string;
+    }
+  | { readonly kind: 'text'; readonly text: string };
+
+/**
+ * The text of the file at `path` when it is private (privateFileProblem) and at most `maxBytes`:
+ * never read through a link (O_NOFOLLOW), never waiting on a FIFO planted at the name
+ * (O_NONBLOCK), never a terminal taken as the process's own (O_NOCTTY); the checks are made on the
+ * file opened, not on its name.
+ */
+export async function readPrivateFile(path: string, maxBytes: number): Promise<PrivateRead> {
+  let handle: FileHandle;
+  try {
+    handle = await open(
+      path,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return code === 'ELOOP'
+      ? { kind: 'refused', reason: 'link', why: 'is a symbolic link' }
+      : { kind: 'refused', reason: 'unreadable', why: `cannot be read (${String(code)})` };
+  }
+  try {
+    const info = await handle.stat();
+    const problem = privateFileProblem(info);
+    if (problem !== undefined) return { kind: 'refused', reason: 'not-private', why: problem.text };
+    if (info.size > maxBytes) return { kind: 'refused', reason: 'too-large', why: 'is too large' };
+    return { kind: 'text', text: await handle.readFile('utf8') };
+  } finally {
+    await handle.close();
+  }
 }

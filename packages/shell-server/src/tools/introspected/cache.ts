@@ -11,11 +11,11 @@
 // (a crash leaves the old one or the new one) with mode 0600.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { DocumentChecker, writeFileAtomicAt } from '@ahma/core';
-import { privateFileProblem } from '@ahma/remote';
+import { readPrivateFile } from '@ahma/remote';
 import type { ResolvedProgram } from './program.js';
 
 /** Bumped when the record's shape changes: older records are then read again, not misread. */
@@ -107,32 +107,10 @@ export class IntrospectionCache {
 
   async read(key: CacheKey): Promise<Lookup> {
     const file = this.fileFor(key);
-    let handle: FileHandle;
-    try {
-      // O_NONBLOCK: a FIFO planted there must not hang the start.
-      handle = await open(
-        file,
-        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
-      );
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { kind: 'miss' };
-      return {
-        kind: 'ignored',
-        why: code === 'ELOOP' ? 'it is a symbolic link' : `it cannot be read (${String(code)})`,
-        file,
-      };
-    }
-    let text: string;
-    try {
-      const info = await handle.stat();
-      const problem = privateFileProblem(info);
-      if (problem !== undefined) return { kind: 'ignored', why: `it ${problem.text}`, file };
-      if (info.size > MAX_RECORD_BYTES) return { kind: 'ignored', why: 'it is too large', file };
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    const read = await readPrivateFile(file, MAX_RECORD_BYTES);
+    if (read.kind === 'missing') return { kind: 'miss' };
+    if (read.kind === 'refused') return { kind: 'ignored', why: `it ${read.why}`, file };
+    const text = read.text;
     const why = this.#problem(text, key);
     if (typeof why === 'string') return { kind: 'ignored', why, file };
     return { kind: 'hit', outcome: why.outcome, file };

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { privateFileProblem } from '@ahma/remote';
+import { readPrivateFile } from '@ahma/remote';
 import { refusal, RefusalError } from '../../jsonrpc/refusal.js';
 
 export type TokenSource =
@@ -74,30 +74,16 @@ async function readOwnToken(path: string): Promise<string> {
         `the HTTP token file ${path} ${why}; remove it and a new token is made at start`,
       ),
     );
-  let handle: FileHandle;
-  try {
-    // O_NONBLOCK: a FIFO planted there must not hang the start.
-    handle = await open(
-      path,
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
-    );
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw refuse(code === 'ELOOP' ? 'is a symbolic link' : `cannot be read (${String(code)})`);
+  const read = await readPrivateFile(path, 4096);
+  if (read.kind === 'missing') throw refuse('cannot be read (ENOENT)');
+  if (read.kind === 'refused') {
+    throw refuse(read.reason === 'too-large' ? 'is too large to be a token' : read.why);
   }
-  try {
-    const info = await handle.stat();
-    const problem = privateFileProblem(info);
-    if (problem !== undefined) throw refuse(problem.text);
-    if (info.size > 4096) throw refuse('is too large to be a token');
-    const source = checked((await handle.readFile('utf8')).trim(), `the HTTP token file ${path}`);
-    if (source.kind !== 'token') {
-      throw new RefusalError(refusal('start', source.kind === 'error' ? source.message : path));
-    }
-    return source.token;
-  } finally {
-    await handle.close();
+  const source = checked(read.text.trim(), `the HTTP token file ${path}`);
+  if (source.kind !== 'token') {
+    throw new RefusalError(refusal('start', source.kind === 'error' ? source.message : path));
   }
+  return source.token;
 }
 
 /** A token is one word of visible ASCII: what fits in an Authorization header as it is. */
