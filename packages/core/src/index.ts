@@ -95,6 +95,7 @@ export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   MAX_MAX_OUTPUT_TOKENS,
   MIN_MAX_OUTPUT_TOKENS,
+  logNameParts,
   stripAnsi,
 } from './process/output.js';
 export { descendantsOf, killTree } from './process/kill-tree.js';

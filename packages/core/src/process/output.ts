@@ -279,14 +279,25 @@ export class OutputCollector {
 }
 
 /**
+ * The operation a log name is of, and the step for a sequence's step (whose log is named
+ * `<id>-stepN`, see runSequence).
+ */
+export function logNameParts(logName: string): { id: string; step: number | undefined } {
+  const match = /^(.*)-step(\d+)$/u.exec(logName);
+  return match?.[1] === undefined
+    ? { id: logName, step: undefined }
+    : { id: match[1], step: Number(match[2]) };
+}
+
+/**
  * How the `output` tool reads an operation's full output: `{"id": "op_…"}`, and for a sequence's
- * step (whose log is named `<id>-stepN`, see runSequence) `{"id": "op_…", "step": N}`.
+ * step `{"id": "op_…", "step": N}`.
  */
 export function operationRef(logName: string): string {
-  const step = /^(.*)-step(\d+)$/u.exec(logName);
-  return step === null
-    ? `{"id": ${JSON.stringify(logName)}}`
-    : `{"id": ${JSON.stringify(step[1])}, "step": ${String(Number(step[2]))}}`;
+  const { id, step } = logNameParts(logName);
+  return step === undefined
+    ? `{"id": ${JSON.stringify(id)}}`
+    : `{"id": ${JSON.stringify(id)}, "step": ${String(step)}}`;
 }
 
 /** Newlines in a chunk (about 35 ms for 50 MiB of 13-byte lines; less for longer ones). */

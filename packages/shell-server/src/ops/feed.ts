@@ -6,6 +6,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import {
   commandArgv,
+  logNameParts,
   stripAnsi,
   type Command,
   type Engine,
@@ -56,14 +57,6 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 /** Output as the page shows it: no terminal escapes, no control characters but \t and \n. */
 export function cleanText(text: string): string {
   return stripAnsi(text).replace(/\r\n?/g, '\n').replace(CONTROLS, '');
-}
-
-/** `<id>-stepN` (a sequence's step) → the operation id and the step. */
-function operationOf(logName: string): { id: string; step: number | undefined } {
-  const match = /^(.*)-step(\d+)$/u.exec(logName);
-  return match?.[1] === undefined
-    ? { id: logName, step: undefined }
-    : { id: match[1], step: Number(match[2]) };
 }
 
 interface Running {
@@ -128,7 +121,7 @@ export class OpsFeed {
   /** What each running operation printed lately (cleaned), for a page that opens now. */
   tails(): { id: string; text: string }[] {
     return [...this.#running].map(([logName, running]) => ({
-      id: operationOf(logName).id,
+      id: logNameParts(logName).id,
       text: running.tail,
     }));
   }
@@ -147,7 +140,7 @@ export class OpsFeed {
   }
 
   #started(logName: string, command: Command, cwd: string): void {
-    const { id, step } = operationOf(logName);
+    const { id, step } = logNameParts(logName);
     this.#commands.delete(id); // re-inserted last: the map's order is its age
     this.#commands.set(id, {
       argv: commandArgv(command),
@@ -204,7 +197,7 @@ export class OpsFeed {
       const text = skipped + running.pending;
       running.pending = '';
       running.skipped = 0;
-      this.#emit({ type: 'output', id: operationOf(logName).id, text });
+      this.#emit({ type: 'output', id: logNameParts(logName).id, text });
     }
   }
 

@@ -13,6 +13,7 @@ import {
   GREP_MAX_MATCHES,
   grepOutput,
   liveSource,
+  logNameParts,
   OUTPUT_TAIL_MAX_LINES,
   OUTPUT_WINDOW_DEFAULT_BYTES,
   OUTPUT_WINDOW_MAX_BYTES,
@@ -268,10 +269,9 @@ async function locate(
     const live = engine.executor.liveOutput(step === undefined ? id : `${id}-step${String(step)}`);
     if (live !== undefined) {
       const { source, complete } = liveSource(live);
-      const running = /-step(\d+)$/u.exec(live.logName);
       return {
         snapshot,
-        step: step ?? (running === null ? undefined : Number(running[1])),
+        step: step ?? logNameParts(live.logName).step,
         source,
         kind: source.kind === 'file' ? 'log' : 'memory',
         complete,
