@@ -2,8 +2,32 @@
 // dependencies (the MCP SDK, @ahma/core, zod, ajv, pino) are bundled into one file, which Node
 // loads in about 80 ms instead of about 200 ms for the hundreds of modules they are made of.
 // pino-pretty stays a lazily imported package: only --log-to-stderr needs it.
-import { defineConfig } from 'tsup';
+import { dirname } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 import base from '../../tsup.bins.js';
+
+type Plugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * zod's `z.locales` (and `z.core.locales`) holds the error messages of 48 languages (370 kB, an eighth of what a start
+ * loads). Nothing here sets a locale, and zod registers English itself (classic/schemas.js), so the
+ * bundle's `z.locales` keeps English alone.
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /\/zod\/v4\/(classic|core|mini)\/[^/]+\.js$/.test(args.importer)
+        ? { path: args.importer, namespace: 'zod-english-only' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: "export { default as en } from '../locales/en.js';",
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
 
 export default defineConfig({
   ...base,
@@ -15,6 +39,7 @@ export default defineConfig({
     js: "import { createRequire as __ahmaCreateRequire } from 'node:module'; const require = __ahmaCreateRequire(import.meta.url);",
   },
   // jsonc-parser's `main` is a UMD build that requires files at run time; its ESM build bundles.
+  esbuildPlugins: [zodEnglishOnly],
   esbuildOptions(options) {
     options.mainFields = ['module', 'main'];
   },
