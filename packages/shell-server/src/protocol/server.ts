@@ -6,6 +6,8 @@
 // them any more: OperationManager.ownerEnded). Every SDK call of the server lives under this
 // folder.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
   GetTaskPayloadRequestSchema,
@@ -69,6 +71,15 @@ const ERA_2025: Era = {
   protocolError: (refused) => new McpError(refused.rpcCode ?? RpcCode.Refused, refused.message),
 };
 
+/**
+ * The SDK's Ajv validator, made when first used: only a person's answer to a question checks
+ * against a schema (person-asker.ts), and making it costs every connection about 8 ms of CPU.
+ */
+function validatorOnFirstUse(): jsonSchemaValidator {
+  let made: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (made ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 export function createMcpServer(runtime: Runtime): McpConnection {
   const { logger, engine } = runtime;
   const owner = `connection-${String(++connections)}`;
@@ -87,6 +98,7 @@ export function createMcpServer(runtime: Runtime): McpConnection {
       },
       instructions: runtime.instructions,
       taskStore: tasks,
+      jsonSchemaValidator: validatorOnFirstUse(),
     },
   );
   /** Operations this connection started and that still run: their alerts and pushes come here. */
