@@ -6,7 +6,8 @@
 // None of the secrets' bytes may appear in any result; the files ssh needs stay readable.
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { confined, eachIdentity, redTeamFile, type Seat } from './harness.js';
+import { recordedLinks } from '../../src/ops/link-record.js';
+import { confined, eachIdentity, redTeamFile, waitFor, type Seat } from './harness.js';
 
 const file = redTeamFile([]);
 
@@ -133,6 +134,8 @@ eachIdentity('as $name', (identity) => {
     expect(link, http.stderr()).toBeDefined();
     const root = join(http.tokenFile ?? '', '..');
     const origin = new URL(link ?? '').origin;
+    // The link is printed, then recorded in the private state (link-record.ts): it is there.
+    await waitFor(async () => (await recordedLinks(root)).includes(link ?? ''), 'the link file');
     try {
       const result = await server().sh(
         [
