@@ -590,8 +590,9 @@ describe('Registry: crashes', () => {
           '}',
         ].join('\n'),
       );
-      // Wait for a first acknowledged change, then kill at an arbitrary moment.
-      const deadline = Date.now() + 10_000;
+      // Wait for a first acknowledged change, then kill at an arbitrary moment. A child's start
+      // (node, the built package, an 800 kB registry) takes seconds on two loaded cores.
+      const deadline = Date.now() + 30_000;
       while (!(await readFile(file, 'utf8')).includes(`"r${String(round)}_0"`)) {
         if (Date.now() > deadline) throw new Error('the child made no change');
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -611,5 +612,5 @@ describe('Registry: crashes', () => {
       await add(registry, `after_${String(round)}`);
       expect(await readdir(join(scope, '.ahma'))).toEqual(['registry.json']);
     }
-  });
+  }, 120_000);
 });
