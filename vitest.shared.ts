@@ -7,13 +7,10 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
  * Which of a package's test files are which kind: glob lists relative to the package. A file is
  * the first kind whose globs match it, in this order:
  *
- * - `sequential`: must not run beside each other — they attack the sandbox, count or signal
- *   processes, or measure time. One at a time (inside one, a red-team file runs its root and its
- *   user attacks side by side: eachIdentity in red-team/harness.ts). A package's plain `vitest run`
- *   runs them after its other files; `pnpm test` runs them in a vitest run of their own
- *   (`test:sequential`, beside `test`), so their waits overlap the other packages' and files' work
- *   instead of ending the suite with a third of the machine idle. SEQUENTIAL below holds for every
- *   package.
+ * - `sequential`: must have the machine to themselves — they attack the sandbox, count or signal
+ *   processes, or measure time. One at a time, after all the others (inside one, a red-team file
+ *   runs its root and its user attacks side by side: eachIdentity in red-team/harness.ts).
+ *   SEQUENTIAL below holds for every package.
  * - `e2e`: the built package from outside — its binaries spawned, real MCP clients over stdio or
  *   HTTP, its dist.
  * - `unit`: start no process and open no server (pure functions, parsing, schemas, docs checks),

@@ -1,17 +1,13 @@
 #!/usr/bin/env node
 // Prints the whole suite's total as one plain line ("N passed, N failed, N skipped") from the JSON
-// reports vitest wrote in each package (test-results.json, and test-results.sequential.json from a
-// package's test:sequential), so CI logs end with a single, greppable verdict.
+// reports vitest wrote in each package, so CI logs end with a single, greppable verdict.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const reports = readdirSync('packages').flatMap((name) =>
-  ['test-results.json', 'test-results.sequential.json']
-    .map((file) => join('packages', name, file))
-    .filter((report) => existsSync(report)),
-);
-for (const report of reports) {
+for (const name of readdirSync('packages')) {
+  const report = join('packages', name, 'test-results.json');
+  if (!existsSync(report)) continue;
   const result = JSON.parse(readFileSync(report, 'utf8'));
   totals.passed += result.numPassedTests;
   totals.failed += result.numFailedTests;
