@@ -26,14 +26,16 @@ import {
   type E2E,
   type StartedResult,
 } from '../support/harness.js';
+import { watchHeavyModules } from '../support/heavy-modules.js';
 import { httpBinary, httpClient, INITIALIZE, post } from '../support/http.js';
 
 describe.concurrent('ahma-shell --mode http', { timeout: 60_000 }, () => {
-  it('R8.1: --http-port 0 listens on a free loopback port, prints the URL and logs it; the SDK client is served', async ({
+  it('R8.1: --http-port 0 listens on a free loopback port, prints the URL and logs it; the SDK client is served, and its start loads neither the SDK v2 nor the SSE transport', async ({
     e2e,
   }) => {
     const scope = await e2e.scope();
-    const server = await httpBinary(e2e, scope);
+    const heavy = watchHeavyModules(scope, 'http');
+    const server = await httpBinary(e2e, { ...scope, env: { ...scope.env, ...heavy.env } });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(server.url).not.toMatch(/:0\//);
     // R8.11: authenticated by default, on loopback too: the token it made, and where it is.
@@ -51,6 +53,8 @@ describe.concurrent('ahma-shell --mode http', { timeout: 60_000 }, () => {
     expect(log.lines).toContainEqual(
       expect.objectContaining({ msg: 'listening', url: server.url }),
     );
+    // A 2025 client over Streamable HTTP needs neither (modern-on-demand.ts, routes.ts).
+    expect(await heavy.loaded()).toBe('');
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { isRequestId } from '../../jsonrpc/message-kind.js';
+import { isRequestId, methodOf } from '../../jsonrpc/message-kind.js';
 import { createModernServer } from '../../protocol/modern/server.js';
 import { OperationTaskStore } from '../../protocol/tasks.js';
 import { InFlightRequests, onBodyEnd } from './modern-cancellation.js';
@@ -93,12 +93,6 @@ export function createModernEndpoint(
       await handler.close();
     },
   };
-}
-
-/** The JSON-RPC method of a request body, if it is one. */
-export function methodOf(body: unknown): string | undefined {
-  const method = (body as { method?: unknown } | null)?.method;
-  return typeof method === 'string' ? method : undefined;
 }
 
 function isolatedRefusal(body: unknown): Response {

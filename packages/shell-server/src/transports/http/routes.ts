@@ -15,9 +15,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { echo, type TrafficEcho } from './echo.js';
 import type { EventStoreLimits } from './session/event-store.js';
-import { methodOf, type ModernEndpoint } from './modern-endpoint.js';
+import type { ModernEndpoint } from './modern-endpoint.js';
 import type { IsolationSettings } from './session/session-backend.js';
-import { openLegacySession, type LegacySession } from './session/legacy-session.js';
+import type { LegacySession } from './session/legacy-session.js';
 import {
   isInitialize,
   openStreamableSession,
@@ -33,6 +33,7 @@ import { isVerifiedPeer } from './unix-socket.js';
 import { toWebRequest, writeWebResponse } from './web.js';
 import { OpsPage } from '../../ops/page.js';
 import { RpcCode } from '../../jsonrpc/codes.js';
+import { methodOf } from '../../jsonrpc/message-kind.js';
 import { refusal, type HttpRefusal } from '../../jsonrpc/refusal.js';
 
 export const MCP_PATH = '/mcp';
@@ -306,6 +307,9 @@ async function legacy(
     }
     let session: LegacySession;
     try {
+      // Loaded on the first: the SDK's SSE transport brings an encodings library (550 kB) that
+      // only the 2024-11-05 HTTP+SSE transport needs.
+      const { openLegacySession } = await import('./session/legacy-session.js');
       session = await openLegacySession({
         runtime: context.runtime,
         res,

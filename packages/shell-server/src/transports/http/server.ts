@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { refusal, RefusalError, type Refusal } from '../../jsonrpc/refusal.js';
 import type { TrafficEcho } from './echo.js';
 import type { EventStoreLimits } from './session/event-store.js';
-import { createModernEndpoint } from './modern-endpoint.js';
+import { modernEndpointOnDemand } from './modern-on-demand.js';
 import { sessionProcesses, type IsolationSettings } from './session/session-backend.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
@@ -104,7 +104,7 @@ export async function startHttpServer(
   });
   let port = options.port ?? 0;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const modern = createModernEndpoint(runtime, {
+  const modern = modernEndpointOnDemand(runtime, {
     maxBodyBytes,
     // Isolation gives every client a process of its own, which a sessionless era cannot have.
     refuse: options.isolation !== undefined,

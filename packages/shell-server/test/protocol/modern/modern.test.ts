@@ -10,13 +10,9 @@ import {
   type JsonRpcResponse,
   type RawClientDispatch,
 } from '@modelcontextprotocol/ext-tasks/client';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect } from 'vitest';
 import {
   it,
-  PACKAGE_DIR,
   processesMatching,
   RawSession,
   uniqueMarker,
@@ -25,10 +21,8 @@ import {
   type Scope,
 } from '../../support/harness.js';
 import { httpBinary, httpServer, post } from '../../support/http.js';
+import { watchHeavyModules } from '../../support/heavy-modules.js';
 import { MODERN, modernStdioClient } from '../../support/modern-client.js';
-
-/** The --import that notes which modules of the SDK v2's server a start loaded (its header says how). */
-const SDK_V2_LOADS = pathToFileURL(join(PACKAGE_DIR, 'test', 'support', 'sdk-v2-loads.mjs')).href;
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 
@@ -166,17 +160,10 @@ describe.concurrent('the 2026-07-28 era', { timeout: 60_000 }, () => {
     e2e,
   }) => {
     const scope = await e2e.scope();
-    // Each start notes in its own file the modules of the SDK v2's server it loaded.
-    const watched = (name: string) => {
-      const log = join(scope.tempDir, `${name}-sdk-v2.log`);
-      const env = { NODE_OPTIONS: `--import=${SDK_V2_LOADS}`, AHMA_TEST_SDK_V2_LOG: log };
-      return { log, env };
-    };
-    const loaded = (log: string) => readFile(log, 'utf8').catch(() => '');
-    const modern = watched('modern');
+    const modern = watchHeavyModules(scope, 'modern');
     const auto = await stdioClient(e2e, scope, [], 'auto', modern.env);
     expect(auto.getProtocolEra()).toBe('modern');
-    const old = watched('legacy');
+    const old = watchHeavyModules(scope, 'legacy');
     const legacy = new RawSession(e2e, { ...scope, env: { ...scope.env, ...old.env } }, []);
     const answer = await legacy.request(1, 'initialize', {
       protocolVersion: '2025-11-25',
@@ -190,8 +177,8 @@ describe.concurrent('the 2026-07-28 era', { timeout: 60_000 }, () => {
     expect((await legacy.request(2, 'tools/list', {}))['result']).toHaveProperty('tools');
     await legacy.end();
     // The 2025 server answers without it: a tenth of a start's CPU (docs/decisions/0001).
-    expect(await loaded(old.log)).toBe('');
-    expect(await loaded(modern.log)).toMatch(/dist\/chunk-/);
+    expect(await old.loaded()).toBe('');
+    expect(await modern.loaded()).toMatch(/^sdk-v2 .*dist\/chunk-/m);
   });
 
   it('SPEC §12: SEP-2663 over stdio, raw: an opted-in long call is a task, tasks/get inlines its result, and without the opt-in tasks/* are refused with -32021', async ({
