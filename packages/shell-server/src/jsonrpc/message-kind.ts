@@ -23,13 +23,13 @@ export type MessageKind =
   | { readonly kind: 'notification'; readonly message: JSONRPCNotification }
   | { readonly kind: 'response'; readonly message: ResponseMessage };
 
-/** A value JSON-RPC accepts as a request id: a string or a number. */
 /** The JSON-RPC method of a message (a request or notification body), if it names one. */
 export function methodOf(body: unknown): string | undefined {
   const method = (body as { method?: unknown } | null)?.method;
   return typeof method === 'string' ? method : undefined;
 }
 
+/** A value JSON-RPC accepts as a request id: a string or a number. */
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || typeof value === 'number';
 }
