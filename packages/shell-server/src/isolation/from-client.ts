@@ -1,7 +1,7 @@
 // What each message of an isolated session's client does. The rules: once the session ended by
-// itself every request gets why (termination.ts); initialize goes to the first process, once per
-// session; ping is answered by the session itself until it serves, since no process may be asked
-// anything before the scope is locked (R8D.8); notifications/initialized and
+// itself every request gets why (termination.ts); initialize is answered by the session, as its
+// process would answer it, once per session; ping is answered by the session itself until it
+// serves, since no process runs before the scope is locked (R8D.8); notifications/initialized and
 // notifications/roots/list_changed move the handshake (handshake.ts), and the latter never reaches
 // a process; while the roots are awaited each message is a chance to ask for them again, a request
 // on its own stream (R8D.7); everything else goes the router's way (message-router.ts).
@@ -83,8 +83,17 @@ function asked(session: SessionParts, request: JSONRPCRequest): void {
       );
       return;
     }
-    // To the first process; if it just died, its successor is given it (isolated-session.ts).
-    session.process.write(request);
+    void session.answerInitialize(request).then(
+      (answer) => initializeAnswered(session, answer),
+      (failure: unknown) => {
+        session.logger.error(
+          { err: failure },
+          'isolated session: initialize could not be answered',
+        );
+        const error = { code: RpcCode.InternalError, message: 'initialize failed' };
+        initializeAnswered(session, { jsonrpc: '2.0', id: request.id, error });
+      },
+    );
     return;
   }
   if (request.method === 'ping' && !handshake.serving) {
@@ -94,4 +103,17 @@ function asked(session: SessionParts, request: JSONRPCRequest): void {
   // Over HTTP the first roots/list may have found no stream to go on: this request's has one.
   if (handshake.seeksRoots) session.roots.ask(request.id);
   session.router.fromClient(request, handshake.serving);
+}
+
+/** The client's initialize answered: the roots are awaited, or, after an error, it may try again. */
+function initializeAnswered(session: SessionParts, answer: ResponseMessage): void {
+  // Closed or ended meanwhile: the client is going, or its initialize was refused with the reason.
+  if (session.handshake.ended) return;
+  session.client.send(answer, answer.id);
+  const next = session.handshake.initializeAnswered('error' in answer);
+  if (next === 'retry') return;
+  session.roots.startTimer(
+    `the client's roots did not arrive within ${String(session.rootsTimeoutMs)} ms`,
+  );
+  if (next === 'seek_roots') session.roots.seek(session.handshake.rootsDeclared);
 }

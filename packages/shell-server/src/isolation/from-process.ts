@@ -1,9 +1,7 @@
 // What each message of an isolated session's process does. The rules: the answer to a replayed
 // initialize is the session's (isolated-session.ts), and so are the answers to its own requests
-// (dropped; an error is logged); the first process's answer to the client's initialize goes to
-// the client unchanged and starts the bounded wait for its roots, or, when it is an error, lets the
-// client try again; everything else goes the router's way (message-router.ts), which refuses the
-// process's questions and drops its notifications until the session serves.
+// (dropped; an error is logged); everything else goes the router's way (message-router.ts), which
+// refuses the process's questions and drops its notifications until the session serves.
 import type { MessageKind, ResponseMessage } from '../jsonrpc/message-kind.js';
 import { keyOf } from '../jsonrpc/request-key.js';
 import type { SessionParts } from './session-parts.js';
@@ -37,20 +35,5 @@ function answered(session: SessionParts, message: ResponseMessage): void {
     }
     return;
   }
-  if (handshake.answersClientInitialize(key)) {
-    initializeAnswered(session, message);
-    return;
-  }
   session.router.childAnswered(message);
-}
-
-/** The first process answered the client's initialize: the answer is the client's. */
-function initializeAnswered(session: SessionParts, message: ResponseMessage): void {
-  session.client.send(message, message.id);
-  const next = session.handshake.initializeAnswered('error' in message);
-  if (next === 'retry') return;
-  session.roots.startTimer(
-    `the client's roots did not arrive within ${String(session.rootsTimeoutMs)} ms`,
-  );
-  if (next === 'seek_roots') session.roots.seek(session.handshake.rootsDeclared);
 }

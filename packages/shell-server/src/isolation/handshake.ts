@@ -1,7 +1,7 @@
 // The handshake of an isolated session and the lock of its scope (R8D.7–R8D.9, R8D.14): which
 // phase the session is in, and what the client has told it that a new process must be told again.
-// The rule: no request but initialize and ping reaches a process before the scope is locked, and
-// the scope, once locked, never changes (R8D.8). Pure state: the session (isolated-session.ts) asks
+// The rule: no process runs before the scope is locked (initialize and ping are answered by the
+// session), and the scope, once locked, never changes (R8D.8). Pure state: the session (isolated-session.ts) asks
 // it what each message means and does the sending.
 //
 //   init ──initialize──▶ initializing ──answer──▶ roots ──scope settled──▶ starting ──▶ ready
@@ -10,18 +10,17 @@
 //   any phase ──roots changed after the lock, an unusable root, the process dying twice──▶ ended
 //   any phase ──close(), or the client's transport closing──▶ ended (closed)
 //
-// - init: the first process runs on the DEFAULT scope, only to answer initialize: it never gets
-//   another request (ping is answered by the session; everything else is held).
-// - initializing: the client's initialize went to it; its answer goes back unchanged.
+// - init: no process runs yet (ping is answered by the session; everything else is held).
+// - initializing: the session answers the client's initialize as its process would
+//   (isolated-session.ts, answerInitialize).
 // - roots: waiting for notifications/initialized, then for roots/list (session-roots.ts), or the
 //   default scope at once for a client that did not declare `roots`.
-// - starting: the scope is locked. The first process serves on if it runs on that scope (it is sent
-//   notifications/initialized); otherwise a process on the locked scope is sent the replayed
-//   handshake: the client's initialize (its answer is the session's, not the client's), then
-//   notifications/initialized if the client had sent it, then the client's last logging/setLevel.
+// - starting: the scope is locked, and the session's one process starts on it. It is sent the
+//   replayed handshake: the client's initialize (its answer is the session's, not the client's),
+//   then notifications/initialized if the client had sent it, then the client's last
+//   logging/setLevel.
 // - ready: messages pass both ways (message-router.ts); a crash goes back to starting.
 import type { JSONRPCNotification, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { keyOf } from '../jsonrpc/request-key.js';
 
 export type Phase = 'init' | 'initializing' | 'roots' | 'starting' | 'ready' | 'ended';
 
@@ -79,7 +78,7 @@ export class Handshake {
     return params?.capabilities?.roots !== undefined;
   }
 
-  /** The client's initialize: false when it sent one already (refused); else it goes to the process. */
+  /** The client's initialize: false when it sent one already (refused); else it is answered. */
   clientInitialize(request: JSONRPCRequest): boolean {
     if (this.#initialize !== undefined) return false;
     this.#initialize = request;
@@ -87,17 +86,8 @@ export class Handshake {
     return true;
   }
 
-  /** Whether `key` is the id of the client's initialize, which the first process has yet to answer. */
-  answersClientInitialize(key: string): boolean {
-    return (
-      this.#phase === 'initializing' &&
-      this.#initialize !== undefined &&
-      keyOf(this.#initialize.id) === key
-    );
-  }
-
   /**
-   * The first process answered the client's initialize: an error lets the client try again
+   * The client's initialize was answered: an error lets the client try again
    * (`retry`); otherwise the roots are awaited, and sought at once when the client has sent
    * notifications/initialized already (`seek_roots`), else once it does (`await_initialized`).
    */
@@ -112,8 +102,8 @@ export class Handshake {
   }
 
   /**
-   * notifications/initialized from the client: `remembered` before the initialize answer (a later
-   * process gets it with the handshake, the first never does), `seek_roots` while the roots are
+   * notifications/initialized from the client: `remembered` before the initialize answer (the
+   * process gets it with the handshake), `seek_roots` while the roots are
    * awaited, `pass_on` once the scope is locked (it goes to the process in order).
    */
   clientSentInitialized(): 'remembered' | 'seek_roots' | 'pass_on' {

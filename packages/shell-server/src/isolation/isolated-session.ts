@@ -2,8 +2,10 @@
 // Transport), on the other its own `ahma-shell --mode stdio --sandbox-scope <scope>` process
 // (R8D.3). The rule it keeps: the scope is the client's first root (R8D.7), else the server's
 // default (R8D.9), and is locked for the session's life (R8D.8): no command of the session ever
-// runs in another scope, and a session that cannot keep to that ends instead. Transport-agnostic,
-// so the HTTP layer only creates one per session and routes its requests to it.
+// runs in another scope, and a session that cannot keep to that ends instead. Its one process is
+// started once the scope is locked; the client's initialize, which comes before the roots can be
+// asked, is answered as that process would answer it (`answerInitialize`), then replayed to it.
+// Transport-agnostic, so the HTTP layer only creates one per session and routes its requests to it.
 //
 // This file takes the steps that change the session's life: locking the scope, starting,
 // replacing and stopping its process, ending. The rest is in parts that each keep one rule:
@@ -19,7 +21,7 @@ import type { Environment } from '@ahma/core';
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { errorResponse } from '../jsonrpc/incoming.js';
 import type { ResponseMessage } from '../jsonrpc/message-kind.js';
@@ -64,6 +66,12 @@ export { DEFAULT_STOP_GRACE_MS } from './process-slot.js';
 export interface IsolatedSessionOptions {
   /** The client's side: started here (do not start or connect it yourself). */
   readonly upstream: Transport;
+  /**
+   * The answer the session's process would give the client's initialize: the server's own, for
+   * the process runs with its flags (protocol/initialize-answer.ts). A rejection is answered as an
+   * internal error, and the client may try again.
+   */
+  readonly answerInitialize: (request: JSONRPCRequest) => Promise<ResponseMessage>;
   /** The server's scope: for a client without roots (R8D.9). Best given as a real path. */
   readonly defaultScope: string;
   /**
@@ -184,9 +192,8 @@ class Isolation {
       terminate: (ending) => this.#terminate(ending),
       refuse: (id) => this.#refuse(id),
       replayAnswered: (message, sendInitialized) => this.#replayAnswered(message, sendInitialized),
+      answerInitialize: options.answerInitialize,
     };
-    // The first process starts at once, on the default scope, only to answer initialize.
-    this.#process.start(this.#defaultScope);
     this.#client.start(() => void this.close());
   }
 
@@ -236,12 +243,6 @@ class Isolation {
   #lock(scope: string, source: string): void {
     this.#handshake.lock(scope);
     this.#logger.info({ scope, source }, 'isolated session: sandbox scope locked');
-    if (this.#process.runsOn(scope)) {
-      // The first process already runs on this scope and has seen nothing but initialize.
-      if (this.#handshake.clientInitialized) this.#process.write(initializedNotification());
-      this.#serve();
-      return;
-    }
     this.#startLocked();
   }
 
@@ -252,7 +253,7 @@ class Isolation {
 
   // ── The process ──────────────────────────────────────────────────────────────────────────────
 
-  /** Replaces the process with one on the locked scope and replays the handshake (R8D.14). */
+  /** Starts the process on the locked scope (anew after a crash) and replays the handshake (R8D.14). */
   #startLocked(): void {
     const scope = this.#handshake.scope;
     const initialize = this.#handshake.initialize;
@@ -297,23 +298,7 @@ class Isolation {
       { exit: what, scope: this.#process.scope },
       "isolated session: the session's server process exited; restarting it",
     );
-    switch (afterCrash(this.#handshake.phase)) {
-      case 'respawn':
-        this.#process.start(this.#defaultScope);
-        return;
-      case 'respawn_and_initialize': {
-        this.#process.start(this.#defaultScope);
-        const initialize = this.#handshake.initialize;
-        if (initialize !== undefined) this.#process.write(initialize);
-        return;
-      }
-      case 'restart_on_scope':
-        this.#restart(what);
-        return;
-      case 'wait_for_lock': // a process is started once the scope is locked
-      case 'none':
-        return;
-    }
+    if (afterCrash(this.#handshake.phase) === 'restart_on_scope') this.#restart(what);
   }
 
   /** R8.5: the locked process died; a new one takes over the session. */

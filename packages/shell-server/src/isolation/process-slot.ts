@@ -50,11 +50,6 @@ export class ProcessSlot {
     return this.#scope;
   }
 
-  /** True when a process runs on `scope` and has not exited. */
-  runsOn(scope: string): boolean {
-    return this.#child !== undefined && !this.#child.exited && this.#scope === scope;
-  }
-
   /** Starts a process on `scope` (the slot is empty: after stop(), or after its process exited). */
   start(scope: string): void {
     this.#generation += 1;

@@ -30,29 +30,14 @@ export class CrashWindow {
 }
 
 /**
- * What replaces a process that crashed in `phase`: before the scope is settled the first process
- * only answers initialize, so another starts on the default scope (`respawn`), and is given the
- * client's initialize if the dead one had it unanswered (`respawn_and_initialize`); while the
- * roots are awaited none is needed until the lock starts one (`wait_for_lock`); once locked, the
- * session restarts on its scope (`restart_on_scope`); a session that ended needs none (`none`).
+ * What replaces a process that crashed in `phase`: the session's one process runs only once the
+ * scope is locked, so a crash then restarts the session on its scope (`restart_on_scope`); a
+ * process heard before the lock or after the end is no one's (`none`).
  */
-export type AfterCrash =
-  'respawn' | 'respawn_and_initialize' | 'wait_for_lock' | 'restart_on_scope' | 'none';
+export type AfterCrash = 'restart_on_scope' | 'none';
 
 export function afterCrash(phase: Phase): AfterCrash {
-  switch (phase) {
-    case 'init':
-      return 'respawn';
-    case 'initializing':
-      return 'respawn_and_initialize';
-    case 'roots':
-      return 'wait_for_lock';
-    case 'starting':
-    case 'ready':
-      return 'restart_on_scope';
-    case 'ended':
-      return 'none';
-  }
+  return phase === 'starting' || phase === 'ready' ? 'restart_on_scope' : 'none';
 }
 
 /** The dead process's open requests: the calls that fail, and the requests sent again, in order. */

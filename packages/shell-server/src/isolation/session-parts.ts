@@ -1,9 +1,9 @@
 // What the handlers of an isolated session's messages (from-client.ts, from-process.ts) work with:
 // the session's parts, each keeping its own rule, and the steps only the session itself takes
-// (isolated-session.ts). The rule: a handler decides where one message goes and what it tells the
+// (isolated-session.ts), with how its client's initialize is answered. The rule: a handler decides where one message goes and what it tells the
 // parts; ending the session and finishing a replayed handshake are the session's own steps, since
 // they stop or hand over its process.
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ResponseMessage } from '../jsonrpc/message-kind.js';
 import type { ClientWire } from './client-wire.js';
@@ -30,4 +30,6 @@ export interface SessionParts {
   refuse(id: RequestId): void;
   /** A process on the locked scope answered the replayed initialize (R8D.14). */
   replayAnswered(message: ResponseMessage, sendInitialized: boolean): void;
+  /** The answer to the client's initialize, as the session's process would give it. */
+  answerInitialize(request: JSONRPCRequest): Promise<ResponseMessage>;
 }

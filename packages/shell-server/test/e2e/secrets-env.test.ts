@@ -241,6 +241,7 @@ describe.concurrent('R7.9: secrets never reach commands', { timeout: 60_000 }, (
     });
     const session = createIsolatedSession({
       upstream: transport,
+      answerInitialize: await e2e.initializeAnswerer(server, DENY),
       defaultScope: server.dir,
       roots: { allowed: ['/var/tmp'], forbidden: [], privatePaths: [] },
       childCommand: isolatedChildCommand(parsed.options, server.dir),

@@ -41,6 +41,7 @@ describe('R8D isolated sessions over Streamable HTTP', () => {
     };
     const session: IsolatedSession = createIsolatedSession({
       upstream: transport,
+      answerInitialize: await e2e.initializeAnswerer(server),
       defaultScope: server.dir,
       roots: { allowed: ['/var/tmp'], forbidden: [], privatePaths: [] },
       childCommand: { file: process.execPath, args: [BIN, '--mode', 'stdio'] },

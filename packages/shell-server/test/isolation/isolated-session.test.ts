@@ -121,6 +121,7 @@ async function isolated(options: IsolatedOptions): Promise<Isolated> {
   const terminations: TerminationReason[] = [];
   const session = createIsolatedSession({
     upstream: serverSide,
+    answerInitialize: await e2e.initializeAnswerer(options.server, options.childArgs),
     defaultScope: options.server.dir,
     roots: {
       allowed: ['/var/tmp', ...(options.allowedRoots ?? [])],
@@ -244,13 +245,14 @@ describe('R8D isolated sessions: the scope', () => {
     await expect(readFile(join(a.dir, 'from-b.txt'), 'utf8')).rejects.toThrow();
   });
 
-  it('R8D.9: a client without the roots capability gets the server scope, served by the process that answered initialize', async () => {
+  it('R8D.9: a client without the roots capability gets the server scope at once, served by one process, no roots asked', async () => {
     const server = await e2e.scope();
     const s = await isolated({ server });
     const first = s.session.childPid;
     expect((await s.shell('pwd')).output.trim()).toBe(server.dir);
     expect(s.session.scope).toBe(server.dir);
-    expect(s.session.childPid).toBe(first); // no restart needed: it already runs on that scope
+    expect(first).toBeDefined(); // started at the lock, right after initialized
+    expect(s.session.childPid).toBe(first);
     expect(s.sent.some((message) => 'method' in message && message.method === 'roots/list')).toBe(
       false,
     );
@@ -279,10 +281,11 @@ describe('R8D isolated sessions: the scope', () => {
   it('R8D.8: a call sent before the scope is locked waits for the lock and runs in the locked scope', async () => {
     const server = await e2e.scope();
     const project = await e2e.scope();
-    // connect() returns once initialized is sent: the roots are asked and the process replaced
-    // after it, so these calls arrive while the first process (on the server scope) still runs.
+    // connect() returns once initialized is sent: the roots are asked after it, so these calls
+    // arrive before the scope is locked, when no process runs yet (initialize was the session's).
     const late = await isolated({ server, root: project.dir });
     expect(late.session.scope).toBeUndefined();
+    expect(late.session.childPid).toBeUndefined();
     const [pwd, touched] = await Promise.all([
       late.shell('pwd'),
       late.shell(`touch ${join(project.dir, 'early.txt')} && echo ok`),
@@ -421,12 +424,13 @@ describe('R8.5 a session process that cannot start', () => {
     expect(s.session.scope).toBe(PACKAGE_DIR.replace(/\/$/, ''));
   });
 
-  it('R8.5: a session program that cannot be started at all fails initialize with a clear error', async () => {
+  it('R8.5: a session program that cannot be started at all ends the session with a clear error at its first request', async () => {
     const server = await e2e.scope();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const terminations: TerminationReason[] = [];
     const session = createIsolatedSession({
       upstream: serverSide,
+      answerInitialize: await e2e.initializeAnswerer(server),
       defaultScope: server.dir,
       roots: { allowed: ['/var/tmp'], forbidden: [], privatePaths: [] },
       childCommand: { file: join(server.dir, 'no-such-program'), args: [] },
@@ -436,7 +440,9 @@ describe('R8.5 a session process that cannot start', () => {
     });
     const client = new Client({ name: 'ahma-isolation-test', version: '1.0.0' });
     try {
-      await expect(client.connect(clientSide)).rejects.toThrow(
+      // initialize is the session's to answer; its process starts once the scope is locked.
+      await client.connect(clientSide);
+      await expect(client.listTools()).rejects.toThrow(
         /the session's server process exited \(it could not be started: spawn .*ENOENT\)/,
       );
       expect(terminations).toEqual(['child_failed']);

@@ -35,10 +35,10 @@ describe.concurrent('restart policy', () => {
     expect(window.crashed(29_999)).toBe('end');
   });
 
-  it('R8.5: what replaces a crashed process depends on how far the handshake got', () => {
-    expect(afterCrash('init')).toBe('respawn');
-    expect(afterCrash('initializing')).toBe('respawn_and_initialize');
-    expect(afterCrash('roots')).toBe('wait_for_lock');
+  it('R8.5: a crashed process is replaced on the scope once it is locked; before, none runs', () => {
+    expect(afterCrash('init')).toBe('none');
+    expect(afterCrash('initializing')).toBe('none');
+    expect(afterCrash('roots')).toBe('none');
     expect(afterCrash('starting')).toBe('restart_on_scope');
     expect(afterCrash('ready')).toBe('restart_on_scope');
     expect(afterCrash('ended')).toBe('none');

@@ -25,12 +25,14 @@ import {
   LoggingMessageNotificationSchema,
   type CallToolResult,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { test } from 'vitest';
 import type { CommandResult } from '../../src/calls/results.js';
+import type { ResponseMessage } from '../../src/jsonrpc/message-kind.js';
 import type { ServerOptions } from '../../src/runtime/settings.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -232,6 +234,25 @@ export class E2E {
         await runtime.close();
       },
     );
+  }
+
+  /**
+   * How a server started with `--mode stdio --sandbox-scope <scope> …args` answers initialize, as
+   * an isolated session asks it (IsolatedSessionOptions.answerInitialize): a runtime made in this
+   * process from that command line, closed at cleanup.
+   */
+  async initializeAnswerer(
+    scope: Scope,
+    args: readonly string[] = [],
+  ): Promise<(request: JSONRPCRequest) => Promise<ResponseMessage>> {
+    const [{ createRuntime }, { initializeAnswer }] = await Promise.all([
+      import('../../src/runtime/runtime.js'),
+      import('../../src/protocol/initialize-answer.js'),
+    ]);
+    const { options, logger } = await serverSetup(scope, ['--mode', 'stdio', ...args]);
+    const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
+    this.onCleanup(() => runtime.close());
+    return (request) => initializeAnswer(runtime, request);
   }
 
   /**

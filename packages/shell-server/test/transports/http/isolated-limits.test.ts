@@ -151,6 +151,13 @@ describe('the memory budget of the session processes', () => {
       evictableIdleMs: 1000,
     });
     const first = await rawSession(http.url);
+    // Its process starts once the session's scope is locked: answered, the request shows it runs.
+    const listed = await post(
+      http.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { 'mcp-session-id': first, accept: 'application/json' },
+    );
+    expect(listed.status).toBe(200);
     const refused = await post(http.url, INITIALIZE, { accept: 'application/json' });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('60');

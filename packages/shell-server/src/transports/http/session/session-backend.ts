@@ -16,6 +16,7 @@ import {
   createIsolatedSession,
   type IsolatedSession,
 } from '../../../isolation/isolated-session.js';
+import { initializeAnswer } from '../../../protocol/initialize-answer.js';
 import { createMcpServer, type ConnectionHeld } from '../../../protocol/server.js';
 import { echo, type TrafficEcho } from '../echo.js';
 import { answerRefusals } from './refusals.js';
@@ -59,6 +60,8 @@ export async function serveSession(
     session = createIsolatedSession({
       upstream: activity.transport,
       ...isolation,
+      // The session's process runs with this server's flags: this server answers as it would.
+      answerInitialize: (request) => initializeAnswer(runtime, request),
       logger: runtime.logger,
     });
     const isolated = session;
