@@ -1,8 +1,9 @@
 // ahma-shell's command line, run as a process: the smoke tests that need the binary itself — the
-// refused mode (a TTY on stdin), the stdio server ending with its client, and one one-shot run.
+// refused mode (a TTY on stdin), the stdio server ending with its client or a SIGTERM, and one
+// one-shot run.
 // The rest of the command line runs in-process: test/cli/command-line.test.ts.
 import { describe, expect } from 'vitest';
-import { BIN, it } from '../support/harness.js';
+import { BIN, it, RawSession, waitFor } from '../support/harness.js';
 
 /** Quotes a word for the `sh -c` line util-linux `script` runs. */
 const sh = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
@@ -36,6 +37,17 @@ describe.concurrent('usage and flags', { timeout: 60_000 }, () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
+  });
+
+  it('R8.10: SIGTERM ends the stdio server with 0 even before its client sent anything', async ({
+    e2e,
+  }) => {
+    const scope = await e2e.scope();
+    const server = new RawSession(e2e, scope, ['--log-to-stderr']);
+    // Its handlers are in place once its runtime is (the log says so).
+    await waitFor(() => server.stderr.includes('engine ready'), 'the server to start', 45_000);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 });
 

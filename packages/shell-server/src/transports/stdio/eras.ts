@@ -79,10 +79,12 @@ export function serveOnStdio(runtime: Runtime): StdioConnection {
   return {
     gone: wire.closed,
     close: async () => {
+      // Reading ends first, as when the client leaves: an opening that never came is no longer
+      // awaited (a SIGTERM before the first message would otherwise wait for it forever).
+      await wire.close();
       const closeModern = await served.catch(() => undefined);
       await legacy?.close();
       await closeModern?.();
-      await wire.close();
     },
   };
 }

@@ -31,15 +31,26 @@ export async function serveStdio(
   /** What else serves the runtime while the client is connected (--ops-page's page). */
   beside?: (runtime: Runtime) => Promise<{ close(): Promise<void> } | undefined>,
 ): Promise<number> {
+  // SIGTERM and SIGINT are heard from the start: one that comes while the runtime is being made
+  // ends it as soon as it is there, so nothing it started (its sandbox's processes, its private
+  // state) is left behind.
+  let signalled = false;
+  let onSignal = () => void (signalled = true);
+  const heard = () => onSignal();
+  process.once('SIGTERM', heard);
+  process.once('SIGINT', heard);
   let runtime;
   try {
     runtime = await createRuntime(settings);
   } catch (error) {
     if (!(error instanceof AhmaError)) throw error;
     stderr(`ahma-shell: ${error.message}\n`);
-    await answerWithRefusal(
-      refusal('start', error.message, { code: error.code, rpcCode: RpcCode.Refused }),
-    );
+    if (!signalled) {
+      onSignal = () => process.exit(1);
+      await answerWithRefusal(
+        refusal('start', error.message, { code: error.code, rpcCode: RpcCode.Refused }),
+      );
+    }
     settings.logger.fatal({ err: error }, 'ahma-shell stopped');
     return 1;
   }
@@ -51,9 +62,8 @@ export async function serveStdio(
     await connection.close();
     await runtime.close();
   };
-  const stop = () => void shutDown().finally(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  onSignal = () => void shutDown().finally(() => process.exit(0));
+  if (signalled) onSignal();
   await connection.gone;
   settings.logger.info('client disconnected; shutting down');
   await shutDown();
