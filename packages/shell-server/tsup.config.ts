@@ -9,9 +9,9 @@ import base from '../../tsup.bins.js';
 type Plugin = NonNullable<Options['esbuildPlugins']>[number];
 
 /**
- * zod's `z.locales` (and `z.core.locales`) holds the error messages of 48 languages (370 kB, an eighth of what a start
- * loads). Nothing here sets a locale, and zod registers English itself (classic/schemas.js), so the
- * bundle's `z.locales` keeps English alone.
+ * zod's `z.locales` (and `z.core.locales`) holds the error messages of 48 languages (370 kB, an
+ * eighth of what a start loaded). Nothing here sets a locale, and zod registers English itself
+ * (classic/schemas.js), so the bundle's `z.locales` keeps English alone.
  */
 const zodEnglishOnly: Plugin = {
   name: 'zod-english-only',
@@ -38,8 +38,8 @@ export default defineConfig({
   banner: {
     js: "import { createRequire as __ahmaCreateRequire } from 'node:module'; const require = __ahmaCreateRequire(import.meta.url);",
   },
-  // jsonc-parser's `main` is a UMD build that requires files at run time; its ESM build bundles.
   esbuildPlugins: [zodEnglishOnly],
+  // jsonc-parser's `main` is a UMD build that requires files at run time; its ESM build bundles.
   esbuildOptions(options) {
     options.mainFields = ['module', 'main'];
   },

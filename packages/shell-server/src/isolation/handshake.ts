@@ -1,8 +1,8 @@
 // The handshake of an isolated session and the lock of its scope (R8D.7–R8D.9, R8D.14): which
 // phase the session is in, and what the client has told it that a new process must be told again.
 // The rule: no process runs before the scope is locked (initialize and ping are answered by the
-// session), and the scope, once locked, never changes (R8D.8). Pure state: the session (isolated-session.ts) asks
-// it what each message means and does the sending.
+// session), and the scope, once locked, never changes (R8D.8). Pure state: the session
+// (isolated-session.ts) asks it what each message means and does the sending.
 //
 //   init ──initialize──▶ initializing ──answer──▶ roots ──scope settled──▶ starting ──▶ ready
 //     ▲                       │ (an error answer: back to init)     │            ▲  │
@@ -87,9 +87,9 @@ export class Handshake {
   }
 
   /**
-   * The client's initialize was answered: an error lets the client try again
-   * (`retry`); otherwise the roots are awaited, and sought at once when the client has sent
-   * notifications/initialized already (`seek_roots`), else once it does (`await_initialized`).
+   * The client's initialize was answered: an error lets the client try again (`retry`); otherwise
+   * the roots are awaited, and sought at once when the client has sent notifications/initialized
+   * already (`seek_roots`), else once it does (`await_initialized`).
    */
   initializeAnswered(failed: boolean): 'retry' | 'await_initialized' | 'seek_roots' {
     if (failed) {
@@ -103,8 +103,8 @@ export class Handshake {
 
   /**
    * notifications/initialized from the client: `remembered` before the initialize answer (the
-   * process gets it with the handshake), `seek_roots` while the roots are
-   * awaited, `pass_on` once the scope is locked (it goes to the process in order).
+   * process gets it with the handshake), `seek_roots` while the roots are awaited, `pass_on` once
+   * the scope is locked (it goes to the process in order).
    */
   clientSentInitialized(): 'remembered' | 'seek_roots' | 'pass_on' {
     this.#clientInitialized = true;
