@@ -396,7 +396,11 @@ export class E2E {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     const dirs = this.#dirs.splice(0);
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    // A killed HTTP server's session processes (a process group each) end by themselves once their
+    // stdin closes, and may still be writing their private state meanwhile: tried again then.
+    await Promise.all(
+      dirs.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })),
+    );
     // SPEC §3: nothing the server sends may make the SDK Client report an error (a progress
     // notification after the call's response is one: "unknown token").
     if (clientErrors.length > 0) {

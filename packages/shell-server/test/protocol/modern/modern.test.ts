@@ -339,6 +339,8 @@ describe.concurrent(
       );
       e2e.onCleanup(() => client.close());
       expect(client.getProtocolEra()).toBe('legacy');
+      // The session it fell back to is served, by its own process.
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     });
 
     it('R8B: with --log-to-stderr the 2026-07-28 traffic is echoed: the request, and its JSON answer', async ({
