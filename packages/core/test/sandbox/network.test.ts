@@ -335,14 +335,16 @@ describe.runIf(process.platform === 'linux')('R7.16: --network proxy', () => {
 
   describe('createSandbox', () => {
     let scope: string;
+    let cacheParent: string;
     let cacheRoot: string;
     let fakeDir: string;
     beforeAll(async () => {
       scope = await varTmpDir('scope');
-      cacheRoot = join(await varTmpDir('cache'), 'c');
+      cacheParent = await varTmpDir('cache');
+      cacheRoot = join(cacheParent, 'c');
       fakeDir = await realpath(await mkdtemp('/var/tmp/ahma-eng-fake-helper-'));
     });
-    afterAll(() => removeAll([scope, cacheRoot, fakeDir]));
+    afterAll(() => removeAll([scope, cacheParent, fakeDir]));
 
     it('R7.16: proxy needs a port 1..65535 (CONFIG_INVALID), for the server and for one command', async () => {
       for (const proxyPort of [undefined, 0, 70000, 8.5]) {
@@ -404,12 +406,14 @@ describe.runIf(process.platform === 'linux')('R7.16: --network proxy', () => {
 
   describe('through a warm pool (--pool with --proxy-port)', () => {
     let scope: string;
+    let cacheParent: string;
     let cacheRoot: string;
     let box: Sandbox;
     let pool: ShellPool;
     beforeAll(async () => {
       scope = await varTmpDir('scope');
-      cacheRoot = join(await varTmpDir('cache'), 'c');
+      cacheParent = await varTmpDir('cache');
+      cacheRoot = join(cacheParent, 'c');
       box = await createSandbox({
         scope,
         cacheRoot,
@@ -426,7 +430,7 @@ describe.runIf(process.platform === 'linux')('R7.16: --network proxy', () => {
     }, 60_000);
     afterAll(async () => {
       await pool.close();
-      await removeAll([scope, cacheRoot]);
+      await removeAll([scope, cacheParent]);
     });
 
     const runPooled = async (command: Command, env?: Record<string, string>) => {
