@@ -103,17 +103,19 @@ else report(JSON.parse(readFileSync(join(profiles, readdirSync(profiles)[0]), 'u
 if (STRACE)
   process.stdout.write(`\n## System calls (strace -c -f), per call\n\n${perCall(straceText)}\n`);
 
+/** Where a sample was: its function, and the file it is in (native frames have none). */
+function whereOf(frame) {
+  return frame.url === ''
+    ? frame.functionName || '(native)'
+    : `${frame.functionName || '(anonymous)'} ${frame.url.split('/').slice(-1)[0]}`;
+}
+
 /** The main thread's samples, by the function they were in, in µs per call. */
 function report(profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map();
   profile.samples.forEach((id, index) => {
-    const node = byId.get(id);
-    const frame = node.callFrame;
-    const where =
-      frame.url === ''
-        ? frame.functionName || '(native)'
-        : `${frame.functionName || '(anonymous)'} ${frame.url.split('/').slice(-1)[0]}`;
+    const where = whereOf(byId.get(id).callFrame);
     self.set(where, (self.get(where) ?? 0) + (profile.timeDeltas[index] ?? 0));
   });
   const total = [...self.values()].reduce((sum, value) => sum + value, 0);
@@ -136,12 +138,7 @@ function report(profile) {
     const chains = new Map();
     profile.samples.forEach((id, index) => {
       const node = byId.get(id);
-      const frame = node.callFrame;
-      const name =
-        frame.url === ''
-          ? frame.functionName || '(native)'
-          : `${frame.functionName || '(anonymous)'} ${frame.url.split('/').slice(-1)[0]}`;
-      if (name !== where) return;
+      if (whereOf(node.callFrame) !== where) return;
       const chain = [];
       for (
         let up = parent.get(node.id);
