@@ -28,6 +28,17 @@ async function signIn(http: InProcessHttp): Promise<string> {
 }
 
 /** A request as the page's own script makes it. */
+/** Starts `command` with sandboxed_shell in the background, as a call would; its operation's id. */
+async function startInBackground(http: InProcessHttp, command: string): Promise<string> {
+  const shell = http.runtime.tools.find((entry) => entry.tool.name === 'sandboxed_shell');
+  const started = await shell?.call(
+    { command, execution_mode: 'AsyncResultPush' },
+    { signal: new AbortController().signal, progress: undefined },
+  );
+  if (started?.kind !== 'operation') throw new Error(`the command did not start: ${command}`);
+  return started.snapshot.id;
+}
+
 function fromPage(origin: string, path: string, cookie: string, init: RequestInit = {}) {
   return fetch(`${origin}${path}`, {
     ...init,
@@ -179,17 +190,7 @@ describe.concurrent('the operations page over HTTP (SPEC §15 operations page)',
   }) => {
     const { http, origin } = await opsServer(e2e);
     const cookie = await signIn(http);
-    const { runtime } = http;
-    const shell = runtime.tools.find((entry) => entry.tool.name === 'sandboxed_shell');
-    const started = await shell?.call(
-      {
-        command: 'echo "pid $$"; echo "<b>bold</b>"; exec sleep 300',
-        execution_mode: 'AsyncResultPush',
-      },
-      { signal: new AbortController().signal, progress: undefined },
-    );
-    if (started?.kind !== 'operation') throw new Error('the command did not start');
-    const id = started.snapshot.id;
+    const id = await startInBackground(http, 'echo "pid $$"; echo "<b>bold</b>"; exec sleep 300');
     type Listed = { id: string; status: string; argv?: string[] };
     const listed = await waitFor(async () => {
       const body = (await (await fromPage(origin, '/ops/api/operations', cookie)).json()) as {
@@ -209,16 +210,12 @@ describe.concurrent('the operations page over HTTP (SPEC §15 operations page)',
     const pid = Number(/pid (\d+)/.exec(output)?.[1]);
     expect(exists(pid)).toBe(true);
     // A second writer of the workspace waits its turn, and the list says behind whom.
-    const second = await shell?.call(
-      { command: 'exec sleep 300', execution_mode: 'AsyncResultPush' },
-      { signal: new AbortController().signal, progress: undefined },
-    );
-    if (second?.kind !== 'operation') throw new Error('the second command was refused');
+    const second = await startInBackground(http, 'exec sleep 300');
     const queued = await waitFor(async () => {
       const body = (await (await fromPage(origin, '/ops/api/operations', cookie)).json()) as {
         operations: (Listed & { queued?: { position: number; behind: string } })[];
       };
-      return body.operations.find((operation) => operation.id === second.snapshot.id)?.queued;
+      return body.operations.find((operation) => operation.id === second)?.queued;
     }, 'the second command queued');
     expect(queued).toEqual({ position: 1, behind: id });
 
@@ -226,7 +223,7 @@ describe.concurrent('the operations page over HTTP (SPEC §15 operations page)',
     const cancelled = await postCancel(origin, cookie, id, json);
     expect(cancelled.status).toBe(200);
     await waitFor(() => !exists(pid), 'the command to be gone');
-    const [ended] = await runtime.engine.operations.await([id], 10_000);
+    const [ended] = await http.runtime.engine.operations.await([id], 10_000);
     expect(ended?.status).toBe('cancelled');
     expect(ended?.cancelReason).toBe('cancelled from the operations page');
     const unknown = await postCancel(origin, cookie, 'op_unknown_1', json);
@@ -243,16 +240,10 @@ describe.concurrent('the operations page over HTTP (SPEC §15 operations page)',
       'sec-fetch-site': 'same-origin',
     });
     e2e.onCleanup(async () => stream.close());
-    const shell = http.runtime.tools.find((entry) => entry.tool.name === 'sandboxed_shell');
-    const started = await shell?.call(
-      {
-        command: "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo END",
-        execution_mode: 'AsyncResultPush',
-      },
-      { signal: new AbortController().signal, progress: undefined },
+    const id = await startInBackground(
+      http,
+      "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo END",
     );
-    if (started?.kind !== 'operation') throw new Error('the command did not start');
-    const id = started.snapshot.id;
     type Listed = { operations: { id: string; status: string }[] };
     await stream.next(
       (event) =>
