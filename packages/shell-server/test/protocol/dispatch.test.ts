@@ -13,8 +13,7 @@ import { RpcCode } from '../../src/jsonrpc/codes.js';
 import { createModernServer } from '../../src/protocol/modern/server.js';
 import { createMcpServer } from '../../src/protocol/server.js';
 import { OperationTaskStore } from '../../src/protocol/tasks.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
-import { E2E, serverSetup } from '../support/harness.js';
+import { E2E } from '../support/harness.js';
 import { MODERN } from '../support/modern-client.js';
 
 /** One runtime, and a client of each era connected to its own server over it. */
@@ -22,9 +21,7 @@ async function bothEras(context: TestContext) {
   const e2e = new E2E();
   context.onTestFinished(() => e2e.cleanup());
   const scope = await e2e.scope();
-  const { options, logger } = await serverSetup(scope, ['--mode', 'stdio']);
-  const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
-  e2e.onCleanup(() => runtime.close());
+  const { runtime } = await e2e.runtime(scope, ['--mode', 'stdio']);
 
   const connection = createMcpServer(runtime);
   const [legacySide, legacyServerSide] = InMemoryTransport.createLinkedPair();

@@ -4,8 +4,7 @@
 import { describe, expect } from 'vitest';
 import { isolatedChildCommand } from '../../src/isolation/child-command.js';
 import { initializeAnswer } from '../../src/protocol/initialize-answer.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
-import { it, RawSession, serverSetup } from '../support/harness.js';
+import { it, RawSession } from '../support/harness.js';
 
 const PARAMS = {
   protocolVersion: '2025-06-18',
@@ -19,14 +18,12 @@ describe.concurrent('the initialize answer of an isolated session', { timeout: 6
       e2e,
     }) => {
       const scope = await e2e.scope();
-      const { options, logger } = await serverSetup(scope, [
+      const { runtime, options } = await e2e.runtime(scope, [
         '--mode',
         'http',
         '--session-isolation',
         ...flags,
       ]);
-      const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
-      e2e.onCleanup(() => runtime.close());
       const ours = await initializeAnswer(runtime, {
         jsonrpc: '2.0',
         id: 7,

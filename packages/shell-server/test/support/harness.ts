@@ -33,6 +33,7 @@ import type { Logger } from 'pino';
 import { test } from 'vitest';
 import type { CommandResult } from '../../src/calls/results.js';
 import type { ResponseMessage } from '../../src/jsonrpc/message-kind.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 import type { ServerOptions } from '../../src/runtime/settings.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -215,13 +216,8 @@ export class E2E {
    * (the scope's log file), or with --log-to-stderr to `stderr()` as the binary prints it.
    */
   async inProcess(scope: Scope, args: readonly string[] = []): Promise<RunningServer> {
-    // Loaded when first used: a file that only drives the binary does not compile the server.
-    const [{ createRuntime }, { createMcpServer }] = await Promise.all([
-      import('../../src/runtime/runtime.js'),
-      import('../../src/protocol/server.js'),
-    ]);
-    const { options, logger, stderr } = await serverSetup(scope, ['--mode', 'stdio', ...args]);
-    const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
+    const { createMcpServer } = await import('../../src/protocol/server.js');
+    const { runtime, stderr } = await madeRuntime(scope, ['--mode', 'stdio', ...args]);
     const connection = createMcpServer(runtime);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await connection.server.connect(serverSide);
@@ -245,14 +241,19 @@ export class E2E {
     scope: Scope,
     args: readonly string[] = [],
   ): Promise<(request: JSONRPCRequest) => Promise<ResponseMessage>> {
-    const [{ createRuntime }, { initializeAnswer }] = await Promise.all([
-      import('../../src/runtime/runtime.js'),
-      import('../../src/protocol/initialize-answer.js'),
-    ]);
-    const { options, logger } = await serverSetup(scope, ['--mode', 'stdio', ...args]);
-    const runtime = await createRuntime({ options, env: scope.env, cwd: scope.dir, logger });
-    this.onCleanup(() => runtime.close());
+    const { initializeAnswer } = await import('../../src/protocol/initialize-answer.js');
+    const { runtime } = await this.runtime(scope, ['--mode', 'stdio', ...args]);
     return (request) => initializeAnswer(runtime, request);
+  }
+
+  /**
+   * A runtime made in this process from the command line `args` (its mode included), with the
+   * scope's environment and directory, and the options it was made from; closed at cleanup.
+   */
+  async runtime(scope: Scope, args: readonly string[]): Promise<MadeRuntime> {
+    const made = await madeRuntime(scope, args);
+    this.onCleanup(() => made.runtime.close());
+    return made;
   }
 
   /**
@@ -429,6 +430,25 @@ export const it = test.extend<{ e2e: E2E }>({
     }
   },
 });
+
+/** What E2E.runtime makes: the runtime, and the options, logger and stderr it was made with. */
+export type MadeRuntime = Awaited<ReturnType<typeof serverSetup>> & {
+  readonly runtime: Runtime;
+};
+
+/**
+ * A runtime made from the command line `args` on `scope`, not closed by anyone but the caller.
+ * Its module is loaded when first used: a file that only drives the binary does not compile it.
+ */
+async function madeRuntime(scope: Scope, args: readonly string[]): Promise<MadeRuntime> {
+  const { createRuntime } = await import('../../src/runtime/runtime.js');
+  const setup = await serverSetup(scope, args);
+  const { options, logger } = setup;
+  return {
+    ...setup,
+    runtime: await createRuntime({ options, env: scope.env, cwd: scope.dir, logger }),
+  };
+}
 
 /**
  * What an in-process server is made from: the options of `args` (with `--sandbox-scope <scope>`)
