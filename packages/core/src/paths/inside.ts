@@ -11,8 +11,8 @@ import { resolve, sep } from 'node:path';
 
 /** True when `path` is `dir` itself or lies beneath it. */
 export function isInside(path: string, dir: string): boolean {
-  const inner = resolve(path);
-  const outer = resolve(dir);
+  const inner = normalised(path);
+  const outer = normalised(dir);
   // resolve() leaves no `.` or `..` segment and no doubled or trailing separator (but for `/`
   // itself), so a prefix that ends at a separator is containment. (It replaced path.relative,
   // which cost every start about 10 ms of the sandbox's set-up.)
@@ -23,3 +23,26 @@ export function isInside(path: string, dir: string): boolean {
 export function overlaps(a: string, b: string): boolean {
   return isInside(a, b) || isInside(b, a);
 }
+
+/**
+ * resolve(path), without calling it when `path` is already what it would return: absolute, with
+ * no empty, `.` or `..` segment (so no doubled or trailing separator). Most callers pass real
+ * paths, and resolve() was most of a sandbox set-up's time (the cover of HOME, the install check).
+ */
+function normalised(path: string): string {
+  if (path.charCodeAt(0) !== SLASH) return resolve(path);
+  if (path.length === 1) return path;
+  // One pass over the segments after the leading separator.
+  for (let start = 1, at = 1; at <= path.length; at += 1) {
+    if (at < path.length && path.charCodeAt(at) !== SLASH) continue;
+    const length = at - start;
+    const dots =
+      path.charCodeAt(start) === DOT && (length === 1 || path.charCodeAt(start + 1) === DOT);
+    if (length === 0 || (length <= 2 && dots)) return resolve(path);
+    start = at + 1;
+  }
+  return path;
+}
+
+const SLASH = 47;
+const DOT = 46;
