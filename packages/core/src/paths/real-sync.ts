@@ -6,7 +6,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 /** The real path of `path`, or undefined when it does not exist (or cannot be resolved). */
 export function realpathOrUndefined(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    // The kernel's walk (realpath(3)): the JavaScript one lstats each component of each path.
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }

@@ -3,8 +3,8 @@
 // except the denied one, and, on the way down to it, the directories themselves for listing only
 // (docs/decisions/0002-confined-reads.md). The cover is computed once per server, on real paths,
 // and handed to the helper as --read / --list / --rw rules.
-import { lstatSync, readdirSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { readdirSync, type Dirent } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import policyData from '../../policy/sandbox.json' with { type: 'json' };
 import { isInside } from '../paths/inside.js';
@@ -149,27 +149,38 @@ function cover(
     return;
   }
   add(dir, 'list');
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir);
+    // With their types (d_type, or lstat where the file system has none): a link is known
+    // without an lstat of every entry of HOME.
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return; // not a directory, or unreadable: nothing beneath it is granted
   }
-  for (const name of names) {
-    const path = join(dir, name);
-    if (beneath.some((deny) => matches(deny, path))) continue;
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (stat === undefined) continue;
+  // The denies naming an entry of `dir`, and the entries with a deny further down.
+  const here = beneath.filter((deny) => dirname(deny.path) === dir);
+  const deeper = new Set(
+    beneath
+      .filter((deny) => dirname(deny.path) !== dir)
+      .map((deny) => relative(dir, deny.path).split(sep)[0]),
+  );
+  for (const entry of entries) {
+    if (here.some((deny) => namedBy(deny, entry.name))) continue;
     // A link needs no rule: what it points to is granted (or not) where it really lies.
-    if (stat.isSymbolicLink()) continue;
-    cover(path, access, beneath, add, seen);
+    if (entry.isSymbolicLink()) continue;
+    const path = join(dir, entry.name);
+    if (deeper.has(entry.name)) cover(path, access, beneath, add, seen);
+    else add(path, access);
   }
 }
 
 /** Whether `path` is what `deny` names: the same directory and a matching, not excepted name. */
 function matches(deny: DenyEntry, path: string): boolean {
-  if (dirname(path) !== dirname(deny.path)) return false;
-  const name = basename(path);
+  return dirname(path) === dirname(deny.path) && namedBy(deny, basename(path));
+}
+
+/** Whether the entry `name` of the deny's directory is what it names (and not excepted). */
+function namedBy(deny: DenyEntry, name: string): boolean {
   return (
     nameGlob(basename(deny.path)).test(name) &&
     !deny.except.some((except) => nameGlob(except).test(name))

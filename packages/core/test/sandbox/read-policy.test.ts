@@ -93,6 +93,29 @@ describe('R7.10: the cover of the read policy', () => {
     }
   });
 
+  it('R7.10: a deny three levels beneath a grant splits each directory on the way, and only those', () => {
+    const rules = coverRules({
+      grants: [{ path: root, access: 'read' }],
+      denies: [deny(join(home, '.config', 'gh'))],
+    });
+    expect(accessOf(rules, root)).toBe('list');
+    expect(accessOf(rules, home)).toBe('list');
+    expect(accessOf(rules, join(home, '.config'))).toBe('list');
+    expect(accessOf(rules, join(home, '.config', 'editor'))).toBe('read');
+    expect(accessOf(rules, join(home, '.config', 'gh'))).toBeUndefined();
+    // Beside the way down: granted whole, not entered.
+    expect(accessOf(rules, scope)).toBe('read');
+    expect(accessOf(rules, join(home, '.ssh'))).toBe('read');
+    expect(accessOf(rules, join(home, '.ssh', 'id_ed25519'))).toBeUndefined();
+    expect(accessOf(rules, join(home, '.bashrc'))).toBe('read');
+    // Links are never rules of their own.
+    expect(accessOf(rules, join(home, 'key-link'))).toBeUndefined();
+    expect(accessOf(rules, join(home, '.ssh-old'))).toBeUndefined();
+    expect(rules).toHaveLength(
+      new Set(rules.map((rule) => rule.path)).size, // one rule per path
+    );
+  });
+
   it('R7.10: a link is never granted itself: one at a key grants nothing, and a deny applies at its real path too', () => {
     const rules = coverRules(policy([sshDeny(), deny(join(home, '.ssh-old', '*'))]));
     expect(accessOf(rules, join(home, 'key-link'))).toBeUndefined();
