@@ -68,7 +68,24 @@ export async function checkInstallLocation(
  * Synchronous on purpose: it runs once at start-up with nothing else to do, and a few hundred sync
  * calls (each node_modules directory listed once) take a fifth of the time of as many promises.
  */
-export function packageClosure(packageDir: string): LabelledPath[] {
+export function packageClosure(packageDir: string): readonly LabelledPath[] {
+  const key = resolve(packageDir);
+  let closure = closures.get(key);
+  if (closure === undefined) {
+    closure = closureOf(key);
+    closures.set(key, closure);
+  }
+  return closure;
+}
+
+/**
+ * Closures already found, by package directory. A process's code is what it loaded at its start,
+ * so its closure is found once (about 8 ms) however many runtimes the process makes; each start
+ * still resolves and checks every path of it (checkInstallLocation).
+ */
+const closures = new Map<string, readonly LabelledPath[]>();
+
+function closureOf(packageDir: string): readonly LabelledPath[] {
   const listings = new Map<string, ReadonlySet<string>>();
   const list = (dir: string): ReadonlySet<string> => {
     let names = listings.get(dir);
@@ -101,7 +118,7 @@ export function packageClosure(packageDir: string): LabelledPath[] {
 
   const found: LabelledPath[] = [];
   const visited = new Set<string>();
-  const queue = [resolve(packageDir)];
+  const queue = [packageDir];
   for (let spelled = queue.pop(); spelled !== undefined; spelled = queue.pop()) {
     let real: string;
     try {
