@@ -139,6 +139,27 @@ export type ProbeResult =
  * second line, `handoff=mount` or `handoff=none reason=…`), or why Landlock cannot be used.
  */
 export function probeLandlock(helperPath: string): Promise<ProbeResult> {
+  let probe = probes.get(helperPath);
+  if (probe === undefined) {
+    probe = runProbe(helperPath);
+    probes.set(helperPath, probe);
+    // Only an answer that Landlock works is kept: a failure (a helper not built yet, a timeout
+    // under load) is asked again by the next sandbox.
+    void probe.then((result) => {
+      if (!result.available) probes.delete(helperPath);
+    });
+  }
+  return probe;
+}
+
+/**
+ * Probes by helper path. The kernel's Landlock ABI and whether this process may make a mount
+ * namespace do not change while it runs, so a process that makes several sandboxes (an HTTP
+ * server's sessions, a test file) runs the helper for them once.
+ */
+const probes = new Map<string, Promise<ProbeResult>>();
+
+function runProbe(helperPath: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     execFile(helperPath, ['--probe'], { timeout: 10_000 }, (error, stdout, stderr) => {
       const abi = /^landlock-abi=(\d+)$/m.exec(stdout)?.[1];

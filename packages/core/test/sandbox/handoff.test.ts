@@ -227,7 +227,6 @@ describe('R7.11 probeLandlock reads the hand-off line', () => {
   afterEach(() => rm(base, { recursive: true, force: true }));
 
   it('R7.11: handoff=mount, handoff=none with its reason, and a helper without the line', async () => {
-    const fake = join(base, 'fake-helper');
     const cases: [string, ProbeResult][] = [
       ['landlock-abi=7\nhandoff=mount', { available: true, abi: 7, handoff: 'mount' }],
       [
@@ -244,10 +243,37 @@ describe('R7.11 probeLandlock reads the hand-off line', () => {
         },
       ],
     ];
-    for (const [stdout, expected] of cases) {
+    for (const [index, [stdout, expected]] of cases.entries()) {
+      // A helper of its own each: a process probes a helper once (the next test).
+      const fake = join(base, `fake-helper-${String(index)}`);
       await writeFile(fake, `#!/bin/sh\nprintf '%s\\n' ${quote(stdout)}\n`, { mode: 0o755 });
       expect(await probeLandlock(fake)).toEqual(expected);
     }
+  });
+
+  it("R7.11: a process runs a helper's probe once; a probe that found no Landlock is run again", async () => {
+    const runs = join(base, 'runs');
+    const probing = async (name: string, stdout: string, exit: number) => {
+      const fake = join(base, name);
+      await writeFile(
+        fake,
+        `#!/bin/sh\necho ${name} >> ${quote(runs)}\nprintf '%s\\n' ${quote(stdout)}\nexit ${String(exit)}\n`,
+        { mode: 0o755 },
+      );
+      return fake;
+    };
+    const works = await probing('works', 'landlock-abi=7\nhandoff=mount', 0);
+    const fails = await probing('fails', '', 1);
+    const [first, second] = await Promise.all([probeLandlock(works), probeLandlock(works)]);
+    expect(await probeLandlock(works)).toEqual(first);
+    expect(second).toEqual({ available: true, abi: 7, handoff: 'mount' });
+    expect((await probeLandlock(fails)).available).toBe(false);
+    expect((await probeLandlock(fails)).available).toBe(false);
+    expect((await readFile(runs, 'utf8')).split('\n').filter(Boolean)).toEqual([
+      'works',
+      'fails',
+      'fails',
+    ]);
   });
 });
 
