@@ -5,6 +5,7 @@
 // its private state would lie there (R7.6). close() cancels whatever runs, stops the warm shells and
 // removes the state, leaving no process or file behind. Commands never see the variables it is told
 // to deny (R7.9), at start or later (denyEnv).
+import { unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Logger } from './logger.js';
 import { WorkspaceLanes } from './lanes/workspace-lanes.js';
@@ -374,6 +375,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         await egressStart?.then((gate) => gate.close()).catch(() => undefined);
         await swept;
         logs.clear();
+        // The server's own npmrc copy first (unlink follows no link), so that a cache no command
+        // wrote is empty and needs no remover.
+        const npmrcCopy = npmrc['npm_config_userconfig'];
+        if (npmrcCopy !== undefined) await unlink(npmrcCopy).catch(() => undefined);
         // Left behind on failure (a file in use, …): the next start sweeps it once we are gone.
         await Promise.all([
           removeTree(state.serverDir).catch(() => undefined),

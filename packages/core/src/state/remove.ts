@@ -64,6 +64,13 @@ export async function removeConfined(
     if (errorCode(error) === 'ENOENT') return true;
     throw error;
   }
+  // An empty directory (no command wrote a cache) needs no remover: rmdir follows nothing.
+  try {
+    await rmdir(dir);
+    return true;
+  } catch {
+    // Not empty: the confined remover empties it.
+  }
   await new Promise<void>((resolve) => {
     const child = spawn(line.file, [...line.args], { env, stdio: 'ignore', cwd: '/' });
     child.once('error', () => resolve());

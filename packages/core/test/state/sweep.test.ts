@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { ownerName, ownTag } from '../../src/state/owner.js';
+import { removeConfined } from '../../src/state/remove.js';
 import { removeAll, varTmpDir } from '../support/engine.js';
 
 const CHILD = fileURLToPath(new URL('../fixtures/state/engine-child.mjs', import.meta.url));
@@ -157,5 +158,25 @@ describe('SPEC §4 Resources: the sweep at start', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('R7.6: an empty cache directory is removed without a remover; one that holds files gets it', async () => {
+    const ran = join(outside, 'remover-ran');
+    // Stands for the confined remover: says it ran, and empties the directory it is given.
+    const remover = (dir: string) => ({
+      file: '/bin/sh',
+      args: ['-c', 'echo "$2" >> "$1"; rm -rf -- "$2"', 'sh', ran, dir],
+    });
+    const empty = join(root, 'empty-cache');
+    await mkdir(empty);
+    expect(await removeConfined(empty, remover(empty), {})).toBe(true);
+    expect(existsSync(empty)).toBe(false);
+    expect(existsSync(ran)).toBe(false);
+
+    const written = join(root, 'written-cache');
+    await mkdir(join(written, 'go', 'mod'), { recursive: true });
+    expect(await removeConfined(written, remover(written), {})).toBe(true);
+    expect(existsSync(written)).toBe(false);
+    expect(await readFile(ran, 'utf8')).toBe(`${written}\n`);
   });
 });
