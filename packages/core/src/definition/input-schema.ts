@@ -196,7 +196,6 @@ export interface ArgumentError {
  * so, and ahma-validate reports it ahead (DocumentChecker's compileInputSchemas).
  */
 export class ArgumentValidator {
-  readonly #compile = createSchemaCompiler('argument');
   /** Each schema's check, or the error its every call gets when ajv cannot compile it. */
   readonly #checks = new WeakMap<JsonSchema, SchemaCheck | ArgumentError>();
 
@@ -204,7 +203,7 @@ export class ArgumentValidator {
   validate(inputSchema: JsonSchema, args: unknown): ArgumentError[] {
     let check = this.#checks.get(inputSchema);
     if (check === undefined) {
-      check = this.#compiled(inputSchema);
+      check = compiledCheck(inputSchema);
       this.#checks.set(inputSchema, check);
     }
     if (typeof check !== 'function') return [check];
@@ -218,16 +217,34 @@ export class ArgumentValidator {
       return { field, message: d.hint === undefined ? message : `${message} (${d.hint})` };
     });
   }
+}
 
-  #compiled(inputSchema: JsonSchema): SchemaCheck | ArgumentError {
+/**
+ * Compiled checks by schema text, shared by every validator in the process: the same tool file
+ * loaded again (a reload, another runtime) costs no compile. At most SHARED_CHECKS, the oldest
+ * dropped first, so a registry that keeps changing does not grow it without end.
+ */
+const sharedChecks = new Map<string, SchemaCheck | ArgumentError>();
+const SHARED_CHECKS = 512;
+const compileArgumentSchema = createSchemaCompiler('argument');
+
+function compiledCheck(inputSchema: JsonSchema): SchemaCheck | ArgumentError {
+  const text = JSON.stringify(inputSchema);
+  let check = sharedChecks.get(text);
+  if (check === undefined) {
     try {
-      return this.#compile(inputSchema);
+      check = compileArgumentSchema(inputSchema);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return {
+      check = {
         field: '',
         message: `the tool's input schema cannot be compiled (${reason}); please report this: the tool file passed every check, so Ahma generated a bad schema`,
       };
     }
+    if (sharedChecks.size >= SHARED_CHECKS) {
+      sharedChecks.delete(sharedChecks.keys().next().value as string);
+    }
+    sharedChecks.set(text, check);
   }
+  return check;
 }

@@ -20,6 +20,8 @@ export function createSchemaCompiler(noun: Noun = 'key'): (schema: JsonSchema) =
   return (schema) => {
     ajv ??= newAjv();
     const validate = ajv.compile(schema);
+    // The check holds what it needs; ajv's own cache would hold every schema it ever compiled.
+    ajv.removeSchema(schema);
     return (file, document) => (validate(document) ? [] : toDiagnostics(file, validate, noun));
   };
 }

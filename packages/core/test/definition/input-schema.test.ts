@@ -1,8 +1,9 @@
 // R5.3: each tool's inputSchema is generated from its definition; calls are validated against it and
 // a bad call gets an error naming the field.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ToolLeaf } from '../../src/definition/flatten.js';
+import type { JsonSchema } from '../../src/definition/json-schema.js';
 import {
   ArgumentValidator,
   callMaxOutputTokens,
@@ -252,6 +253,29 @@ describe('ArgumentValidator', () => {
     expect(validator.validate(schema, [])).toEqual([
       { field: '', message: 'arguments must be an object' },
     ]);
+  });
+});
+
+describe('ArgumentValidator: compiled schemas are shared in the process', () => {
+  it('SPEC §2: a schema with the text of one compiled before, in any validator, is not compiled again', () => {
+    const compile = vi.spyOn(Ajv2020.prototype, 'compile');
+    try {
+      // A text no other test compiles: the share is the process's.
+      const text = JSON.stringify({
+        type: 'object',
+        properties: { name: { type: 'string', description: `shared ${String(Math.random())}` } },
+        required: ['name'],
+        additionalProperties: false,
+      });
+      const [first, second] = [new ArgumentValidator(), new ArgumentValidator()];
+      expect(first.validate(JSON.parse(text) as JsonSchema, { name: 'a' })).toEqual([]);
+      expect(second.validate(JSON.parse(text) as JsonSchema, {})).toEqual([
+        { field: 'name', message: expect.stringMatching(/^missing required argument "name"/) },
+      ]);
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
   });
 });
 
