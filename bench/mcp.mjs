@@ -2,16 +2,19 @@
 // MCP benchmark: the round trip of a sandboxed `echo hi` through ahma-shell over stdio, side by side
 // with the pure-protocol floor and a spawn-per-call peer, in one run.
 //
-//   pnpm build && node bench/mcp.mjs [--n 300] [--inflight 8] [--burst 2000] [--cold 10]
+//   pnpm build && node bench/mcp.mjs [--n 300] [--inflight 8] [--burst 2000] [--cold 10] [--rounds 1]
 //
 //   ahma (pool)      ahma-shell --sync, sandboxed_shell {"command":"echo hi"} — warm shells
 //   ahma (no pool)   the same with --no-shell-pool: a fresh sandboxed spawn per call
 //   floor            @modelcontextprotocol/server-everything's echo tool: protocol only, no process
+//   fork floor       bench/fork-floor-server.mjs's run "echo hi": a warm bash forks a subshell per
+//                    call, no sandbox, no supervision (issue 31's process-per-command floor)
 //   peer             mcp-server-commands' run_command "echo hi": a plain spawn per call, no sandbox
-// Sequential calls are sampled round-robin in chunks of 10 across the four connected servers, so
-// they share the machine's noise. Then: calls/s with --inflight calls in flight (after an untimed
-// warm-up burst of the same size) for each server,
-// and cold start (spawn + initialize + tools/list with 10 tool files), median of --cold starts.
+// Sequential calls are sampled round-robin in chunks of 10 across the connected servers, so they
+// share the machine's noise. Then: calls/s with --inflight calls in flight (after an untimed
+// warm-up burst of the same size) for each server. --rounds repeats both on the same servers and
+// reports each round and their median. Last, cold start (spawn + initialize + tools/list with 10
+// tool files), median of --cold starts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -27,12 +30,14 @@ const N = numberOption('n', 300);
 const INFLIGHT = numberOption('inflight', 8);
 const BURST = numberOption('burst', 2000);
 const COLD = numberOption('cold', 10);
+const ROUNDS = numberOption('rounds', 1);
 const CHUNK = 10;
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 const ahmaBin = join(here, '..', 'packages', 'shell-server', 'bin', 'ahma-shell.js');
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const forkFloor = join(here, 'fork-floor-server.mjs');
 const commands = join(
   dirname(require.resolve('mcp-server-commands/package.json')),
   'build',
@@ -78,6 +83,11 @@ const servers = {
     call: { name: 'echo', arguments: { message: 'hi' } },
     expect: 'Echo: hi',
   },
+  'fork floor (warm bash, a fork per call)': {
+    client: await connect('node', [forkFloor]),
+    call: { name: 'run', arguments: { command: 'echo hi' } },
+    expect: 'hi',
+  },
   'peer (mcp-server-commands)': {
     client: await connect('node', [commands]),
     call: { name: 'run_command', arguments: { command: 'echo hi' } },
@@ -96,16 +106,16 @@ async function callOnce({ client, call, expect }) {
 }
 
 // Sequential round trips, round-robin.
-const samples = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
-for (const server of Object.values(servers)) for (let i = 0; i < 10; i++) await callOnce(server);
-for (let done = 0; done < N; done += CHUNK) {
-  for (const [name, server] of Object.entries(servers)) {
-    for (let i = 0; i < CHUNK && done + i < N; i++) samples[name].push(await callOnce(server));
+async function sequentialRound() {
+  const samples = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
+  for (const server of Object.values(servers)) for (let i = 0; i < 10; i++) await callOnce(server);
+  for (let done = 0; done < N; done += CHUNK) {
+    for (const [name, server] of Object.entries(servers)) {
+      for (let i = 0; i < CHUNK && done + i < N; i++) samples[name].push(await callOnce(server));
+    }
   }
+  return Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, summarize(xs)]));
 }
-const sequential = Object.fromEntries(
-  Object.entries(samples).map(([name, xs]) => [name, summarize(xs)]),
-);
 
 // Throughput with INFLIGHT calls in flight, in the steady state: an untimed burst of the same size
 // first, so every server's JIT has compiled its hot paths for concurrent calls before the clock runs.
@@ -123,18 +133,32 @@ async function throughput(server, total) {
   await burst(total);
   return Math.round(total / ((performance.now() - started) / 1000));
 }
-const callsPerSecond = {
-  'ahma (pool)': await throughput(servers['ahma (pool)'], BURST),
-  'ahma (no pool)': await throughput(servers['ahma (no pool)'], Math.max(200, BURST / 5)),
-  'floor (server-everything echo)': await throughput(
-    servers['floor (server-everything echo)'],
-    BURST,
-  ),
-  'peer (mcp-server-commands)': await throughput(
-    servers['peer (mcp-server-commands)'],
-    Math.max(200, BURST / 5),
-  ),
-};
+/** The servers that spawn a process of their own per call are slower: a fifth of the burst. */
+const slow = new Set(['ahma (no pool)', 'peer (mcp-server-commands)']);
+async function throughputRound() {
+  const perSecond = {};
+  for (const [name, server] of Object.entries(servers)) {
+    perSecond[name] = await throughput(server, slow.has(name) ? Math.max(200, BURST / 5) : BURST);
+  }
+  return perSecond;
+}
+
+const rounds = [];
+for (let round = 0; round < ROUNDS; round++) {
+  rounds.push({ sequential: await sequentialRound(), callsPerSecond: await throughputRound() });
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const sequential = Object.fromEntries(
+  Object.keys(servers).map((name) => [
+    name,
+    Object.fromEntries(
+      ['p50', 'p90', 'p99'].map((key) => [key, median(rounds.map((r) => r.sequential[name][key]))]),
+    ),
+  ]),
+);
+const callsPerSecond = Object.fromEntries(
+  Object.keys(servers).map((name) => [name, median(rounds.map((r) => r.callsPerSecond[name]))]),
+);
 
 for (const server of Object.values(servers)) await server.client.close();
 
@@ -152,24 +176,45 @@ rmSync(root, { recursive: true, force: true });
 
 const p50 = (name) => sequential[name].p50;
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
+const FORK_FLOOR = 'fork floor (warm bash, a fork per call)';
 const ratios = {
   'ahma (pool) / floor (target ≤ 2.5)': ratio(
     p50('ahma (pool)'),
     p50('floor (server-everything echo)'),
   ),
-  'peer / ahma (pool) (target ≥ 4)': ratio(p50('peer (mcp-server-commands)'), p50('ahma (pool)')),
+  'ahma (pool) / fork floor, p50 (issue 31: ≤ 1.25)': ratio(p50('ahma (pool)'), p50(FORK_FLOOR)),
+  [`ahma (pool) / fork floor, calls/s with ${INFLIGHT} in flight (issue 31: ≥ 0.75)`]: ratio(
+    callsPerSecond['ahma (pool)'],
+    callsPerSecond[FORK_FLOOR],
+  ),
+  'peer / ahma (pool) (target ≥ 4; issue 31: ≥ 2)': ratio(
+    p50('peer (mcp-server-commands)'),
+    p50('ahma (pool)'),
+  ),
   'ahma (no pool) / ahma (pool) (target ≥ 3)': ratio(p50('ahma (no pool)'), p50('ahma (pool)')),
   [`ahma (pool) calls/s with ${INFLIGHT} in flight (target ≥ 2000)`]: callsPerSecond['ahma (pool)'],
 };
 
 const lines = [
-  `# MCP benchmark — node ${process.version}, ${N} sequential calls per server, ${INFLIGHT} in flight`,
+  `# MCP benchmark — node ${process.version}, ${N} sequential calls per server, ${INFLIGHT} in flight, ${ROUNDS} round(s)`,
   '',
-  '| server | p50 ms | p90 ms | p99 ms | calls/s (' + INFLIGHT + ' in flight) |',
+  ...(ROUNDS > 1 ? ['The medians of the rounds:', ''] : []),
+  `| server | p50 ms | p90 ms | p99 ms | calls/s (${INFLIGHT} in flight) |`,
   '| --- | ---: | ---: | ---: | ---: |',
   ...Object.entries(sequential).map(
     ([name, s]) => `| ${name} | ${s.p50} | ${s.p90} | ${s.p99} | ${callsPerSecond[name]} |`,
   ),
+  ...(ROUNDS > 1
+    ? [
+        '',
+        '| server | p50 ms by round | calls/s by round |',
+        '| --- | --- | --- |',
+        ...Object.keys(servers).map(
+          (name) =>
+            `| ${name} | ${rounds.map((r) => r.sequential[name].p50).join(', ')} | ${rounds.map((r) => r.callsPerSecond[name]).join(', ')} |`,
+        ),
+      ]
+    : []),
   '',
   `cold start (spawn + initialize + tools/list, 10 tool files → 24 tools): p50 ${summarize(cold).p50} ms over ${COLD}`,
   '',
