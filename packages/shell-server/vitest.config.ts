@@ -8,7 +8,7 @@ export const tests: TestKinds = {
     'test/layout.test.ts',
     'test/calls/{audit-argv,last-line}.test.ts',
     'test/cli/{flags,grants,logging,options}.test.ts',
-    'test/isolation/{child-command,handshake,message-router,restart-policy,termination}.test.ts',
+    'test/isolation/{child-command,handshake,message-router,restart-policy,spare-scope,termination}.test.ts',
     'test/jsonrpc/{incoming,line-framer,message-kind,oversized}.test.ts',
     'test/tools/bundles.test.ts',
     'test/transports/http/{accept,session-limits}.test.ts',

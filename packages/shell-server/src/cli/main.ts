@@ -1,8 +1,34 @@
 // ahma-shell's entry point: the only reader of process.env, argv, cwd and the terminal; the
 // command line itself is run.ts.
+import { packageClosure } from '@ahma/core';
+import { readScopeLine, SCOPE_FROM_STDIN } from '../isolation/spare-scope.js';
+import { packageDirectory } from '../package.js';
 import { runAhmaShell } from './run.js';
 
-process.exitCode = await runAhmaShell(process.argv.slice(2), process.env, process.cwd(), {
+let argv = process.argv.slice(2);
+let cwd = process.cwd();
+// An isolated session's process started ahead (isolation/spare-scope.ts): the HTTP server names
+// its scope on stdin once a session takes it. Meanwhile it finds its package closure, which the
+// start's install check needs (core keeps it for the process).
+if (argv.at(-1) === SCOPE_FROM_STDIN) {
+  packageClosure(packageDirectory());
+  const scope = await readScopeLine(process.stdin).catch((error: unknown) => {
+    process.stderr.write(`ahma-shell: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  });
+  // Stopped before a session took it.
+  if (scope === undefined) process.exit(0);
+  try {
+    process.chdir(scope);
+  } catch (error) {
+    process.stderr.write(`ahma-shell: cannot enter the scope ${scope}: ${String(error)}\n`);
+    process.exit(1);
+  }
+  argv = [...argv.slice(0, -1), '--sandbox-scope', scope];
+  cwd = scope;
+}
+
+process.exitCode = await runAhmaShell(argv, process.env, cwd, {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   stdinIsTerminal: process.stdin.isTTY === true,

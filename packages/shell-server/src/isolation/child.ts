@@ -1,8 +1,8 @@
 // The process of one isolated session (R8D.3): `ahma-shell --mode stdio --sandbox-scope <scope>`
-// started in a session and process group of its own, without the HTTP server's secrets in its
-// environment (R7.9), its stdout split into lines, the end of its stderr kept to explain an exit,
-// and a stop that leaves nothing behind. It knows no MCP: the session's process slot
-// (isolation/process-slot.ts) reads and writes the lines.
+// (or a spare, given its scope later: spare.ts) started in a session and process group of its
+// own, without the HTTP server's secrets in its environment (R7.9), its stdout split into lines,
+// the end of its stderr kept to explain an exit, and a stop that leaves nothing behind. It knows
+// no MCP: the session's process slot (isolation/process-slot.ts) reads and writes the lines.
 //
 // Stopping: stdin is closed and SIGTERM sent, so the server closes its runtime (cancels running
 // commands, stops warm shells, removes its private state) and exits; after `graceMs` the server is
@@ -14,8 +14,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { descendantsOf, isLive, killTree, procStat, type Environment } from '@ahma/core';
 import { LineFramer } from '../jsonrpc/line-framer.js';
+import { SCOPE_FROM_STDIN, scopeLine } from './spare-scope.js';
 
-/** The program an isolated session runs; `--sandbox-scope <scope>` is appended to `args`. */
+/**
+ * The program an isolated session runs; `--sandbox-scope <scope>` is appended to `args` (a spare's
+ * `--scope-from-stdin`, spare-scope.ts).
+ */
 export interface ChildCommand {
   readonly file: string;
   readonly args: readonly string[];
@@ -30,16 +34,24 @@ export interface ChildExit {
   readonly error?: Error;
 }
 
-export interface SessionChildOptions {
-  readonly command: ChildCommand;
-  readonly scope: string;
-  readonly env: Environment;
+/** What the session hears of its process. */
+export interface ChildHandlers {
   /** One line of stdout, without its newline. */
   readonly onLine: (line: string) => void;
   /** A line of stderr (the server's --log-to-stderr log, or why it refused to start). */
   readonly onStderrLine: (line: string) => void;
   /** Called once, after the last line of stdout. */
   readonly onExit: (exit: ChildExit) => void;
+}
+
+export interface SessionChildOptions extends ChildHandlers {
+  readonly command: ChildCommand;
+  /**
+   * The process's scope; undefined for a spare (isolation/spare-scope.ts), which waits for the
+   * one assign() gives it.
+   */
+  readonly scope: string | undefined;
+  readonly env: Environment;
 }
 
 /**
@@ -60,30 +72,38 @@ const TREE_WAIT_MS = 5000;
 
 export class SessionChild {
   readonly #child: ChildProcessWithoutNullStreams;
+  #handlers: ChildHandlers;
+  #scope: string | undefined;
   #exit: ChildExit | undefined;
   readonly #exited: Promise<ChildExit>;
   #stderrTail = '';
   #stopping: Promise<void> | undefined;
 
   constructor(options: SessionChildOptions) {
+    this.#handlers = options;
+    this.#scope = options.scope;
     const unset = new Set(options.command.unsetEnv);
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env))
       if (value !== undefined && !HTTP_SECRET_VARIABLES.has(key) && !unset.has(key))
         env[key] = value;
+    const scopeWords =
+      options.scope === undefined ? [SCOPE_FROM_STDIN] : ['--sandbox-scope', options.scope];
     this.#child = spawn(
       options.command.file,
-      [...options.command.args, '--sandbox-scope', options.scope],
+      [...options.command.args, ...scopeWords],
       // detached: its own session and process group, so a signal meant for it reaches no other.
-      { cwd: options.scope, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
+      // A spare starts at / and moves into its scope when it is given one.
+      { cwd: options.scope ?? '/', env, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
     );
     const child = this.#child;
     const framer = new LineFramer(MAX_LINE_BYTES);
     child.stdout.on('data', (chunk: Buffer) => {
       for (const frame of framer.push(chunk)) {
         // An oversized line cannot be a message the session could forward whole; it is dropped.
-        if (frame.kind === 'line') options.onLine(frame.bytes.toString('utf8'));
-        else options.onStderrLine(`(a ${String(frame.size)}-byte line on stdout was dropped)`);
+        if (frame.kind === 'line') this.#handlers.onLine(frame.bytes.toString('utf8'));
+        else
+          this.#handlers.onStderrLine(`(a ${String(frame.size)}-byte line on stdout was dropped)`);
       }
     });
     let stderrLine = '';
@@ -93,7 +113,7 @@ export class SessionChild {
       stderrLine += text;
       const lines = stderrLine.split('\n');
       stderrLine = lines.pop() ?? '';
-      for (const line of lines) if (line.trim() !== '') options.onStderrLine(line);
+      for (const line of lines) if (line.trim() !== '') this.#handlers.onStderrLine(line);
     });
     // Writing to a server that has just died must not throw in the session's process.
     child.stdin.on('error', () => undefined);
@@ -102,9 +122,9 @@ export class SessionChild {
         if (this.#exit !== undefined) return;
         this.#exit = exit;
         const last = framer.end();
-        if (last?.kind === 'line') options.onLine(last.bytes.toString('utf8'));
-        if (stderrLine.trim() !== '') options.onStderrLine(stderrLine);
-        options.onExit(exit);
+        if (last?.kind === 'line') this.#handlers.onLine(last.bytes.toString('utf8'));
+        if (stderrLine.trim() !== '') this.#handlers.onStderrLine(stderrLine);
+        this.#handlers.onExit(exit);
         resolve(exit);
       };
       child.once('error', (error) => {
@@ -114,6 +134,17 @@ export class SessionChild {
       // 'close': after the last of stdout, so every message it sent is read before the exit.
       child.once('close', (code, signal) => done({ code, signal }));
     });
+  }
+
+  /**
+   * Gives a spare its scope, and the session that took it its handlers; false when the process is
+   * gone (or already has a scope).
+   */
+  assign(scope: string, handlers: ChildHandlers): boolean {
+    if (this.#scope !== undefined || this.#exit !== undefined) return false;
+    this.#scope = scope;
+    this.#handlers = handlers;
+    return this.write(scopeLine(scope));
   }
 
   /** Undefined when the program could not be started. */

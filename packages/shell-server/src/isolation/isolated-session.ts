@@ -38,6 +38,7 @@ import {
   replayedInitialize,
 } from './handshake.js';
 import { MessageRouter } from './message-router.js';
+import type { SpareProcess } from './spare.js';
 import { ProcessSlot } from './process-slot.js';
 import {
   CrashWindow,
@@ -94,6 +95,8 @@ export interface IsolatedSessionOptions {
   readonly restartWindowMs?: number;
   /** How long a stopped process gets to close its runtime before its tree is killed. */
   readonly stopGraceMs?: number;
+  /** The server's process started ahead (spare.ts), taken by the session's first start. */
+  readonly spare?: SpareProcess | undefined;
   /** Called once when the session ends by itself (not by close()). */
   readonly onTerminated?: (reason: TerminationReason) => void;
 }
@@ -166,6 +169,7 @@ class Isolation {
       env: options.env,
       logger: this.#logger,
       stopGraceMs: options.stopGraceMs,
+      spare: options.spare,
       onMessage: (message) => fromProcess(this.#parts, message),
       onExit: (exit, lastWords) => this.#processExited(exit, lastWords),
     });

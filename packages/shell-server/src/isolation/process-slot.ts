@@ -7,7 +7,8 @@
 import type { Environment } from '@ahma/core';
 import type { Logger } from 'pino';
 import { classify, type MessageKind } from '../jsonrpc/message-kind.js';
-import { SessionChild, type ChildCommand, type ChildExit } from './child.js';
+import { SessionChild, type ChildCommand, type ChildExit, type ChildHandlers } from './child.js';
+import type { SpareProcess } from './spare.js';
 
 export const DEFAULT_STOP_GRACE_MS = 3_000;
 
@@ -19,6 +20,8 @@ export interface ProcessSlotOptions {
   readonly logger: Logger;
   /** How long a stopped process gets to close its runtime before its tree is killed. */
   readonly stopGraceMs?: number | undefined;
+  /** Processes started ahead with the same command and environment, taken first. */
+  readonly spare?: SpareProcess | undefined;
   /** A JSON-RPC message of the current process (a line of its stdout that is none is logged). */
   readonly onMessage: (message: MessageKind) => void;
   /** The current process exited unasked; the slot is empty now. */
@@ -55,10 +58,7 @@ export class ProcessSlot {
     this.#generation += 1;
     const generation = this.#generation;
     this.#scope = scope;
-    const child: SessionChild = new SessionChild({
-      command: this.#options.command,
-      scope,
-      env: this.#options.env,
+    const handlers: ChildHandlers = {
       onLine: (line) => {
         if (generation === this.#generation) this.#read(line);
       },
@@ -68,7 +68,23 @@ export class ProcessSlot {
         this.#child = undefined;
         this.#options.onExit(exit, child.lastWords());
       },
-    });
+    };
+    // A process started ahead, if there is one (spare.ts); else one started now.
+    const spare = this.#options.spare?.take();
+    const child: SessionChild =
+      spare?.assign(scope, handlers) === true
+        ? spare
+        : new SessionChild({
+            command: this.#options.command,
+            scope,
+            env: this.#options.env,
+            ...handlers,
+          });
+    // `ps` shows a spare's scope nowhere (it came on stdin): the log says which process has it.
+    this.#options.logger.info(
+      { sessionProcess: child.pid, scope, startedAhead: child === spare },
+      "isolated session: the session's process",
+    );
     this.#child = child;
   }
 

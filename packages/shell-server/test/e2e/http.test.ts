@@ -18,6 +18,7 @@ import {
   it,
   processesMatching,
   readLog,
+  sessionProcessesOn,
   structured,
   textOf,
   uniqueMarker,
@@ -330,11 +331,8 @@ describe.concurrent('ahma-shell --mode http --session-isolation', { timeout: 60_
     expect((await b.shell(`touch ${rootA}/from-b`)).status).toBe('failed');
     expect(existsSync(join(rootA, 'from-b'))).toBe(false);
     // Each session is a process of its own, on its own scope.
-    const sessions = (await descendantsOf(server.pid)).filter((info) =>
-      info.cmdline.includes('--mode stdio'),
-    );
-    expect(sessions.some((info) => info.cmdline.includes(`--sandbox-scope ${rootA}`))).toBe(true);
-    expect(sessions.some((info) => info.cmdline.includes(`--sandbox-scope ${rootB}`))).toBe(true);
+    expect(await sessionProcessesOn(server.pid, rootA)).toHaveLength(1);
+    expect(await sessionProcessesOn(server.pid, rootB)).toHaveLength(1);
   });
 
   it('R8D.12, R8D.13: roots/list_changed after the lock ends the session; its later requests get 403', async ({
@@ -366,10 +364,7 @@ describe.concurrent('ahma-shell --mode http --session-isolation', { timeout: 60_
     }, 'the session to refuse with 403');
     expect(await answer.text()).toMatch(/changed its roots/);
     await waitFor(
-      async () =>
-        (await descendantsOf(server.pid)).every(
-          (info) => !info.cmdline.includes(`--sandbox-scope ${root}`),
-        ),
+      async () => (await sessionProcessesOn(server.pid, root)).length === 0,
       "the session's process to be gone",
     );
   });
@@ -390,7 +385,7 @@ describe.concurrent('ahma-shell --mode http --session-isolation', { timeout: 60_
     expect((await a.shell(`exec -a ${marker} sleep 300`)).status).toBe('started');
     await waitFor(async () => (await processesMatching(marker)).length === 1, 'the command to run');
     const tree = await descendantsOf(server.pid);
-    expect(tree.some((info) => info.cmdline.includes(`--sandbox-scope ${root}`))).toBe(true);
+    expect(await sessionProcessesOn(server.pid, root)).toHaveLength(1);
     process.kill(server.pid, 'SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
     await waitFor(
@@ -437,9 +432,7 @@ describe.concurrent('ahma-shell --mode http --session-isolation', { timeout: 60_
     const b = await rootsClient(e2e, server.url, rootB, server.headers);
     expect((await a.shell('pwd')).output).toBe(`${rootA}\n`);
     expect((await b.shell('pwd')).output).toBe(`${rootB}\n`);
-    const [victim] = (await descendantsOf(server.pid)).filter(
-      (info) => info.cmdline.includes('--mode stdio') && info.cmdline.includes(rootA),
-    );
+    const [victim] = await sessionProcessesOn(server.pid, rootA);
     expect(victim).toBeDefined();
     process.kill(victim?.pid ?? 0, 'SIGKILL');
     expect((await b.shell('echo still-here')).output).toBe('still-here\n');

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -541,6 +541,23 @@ export interface ProcessInfo {
   readonly session: number;
   /** argv joined with spaces (empty for zombies and kernel threads). */
   readonly cmdline: string;
+}
+
+/** The directory `pid` runs in; undefined when it is gone (or cannot be read). */
+export async function cwdOf(pid: number): Promise<string | undefined> {
+  return readlink(`/proc/${String(pid)}/cwd`).catch(() => undefined);
+}
+
+/**
+ * The isolated sessions' processes below `serverPid` that run on `scope`: by their directory, as
+ * a process started ahead (a spare) learns its scope on stdin, not on its command line.
+ */
+export async function sessionProcessesOn(serverPid: number, scope: string): Promise<ProcessInfo[]> {
+  const below = (await descendantsOf(serverPid)).filter((info) =>
+    info.cmdline.includes('--mode stdio'),
+  );
+  const cwds = await Promise.all(below.map((info) => cwdOf(info.pid)));
+  return below.filter((_, index) => cwds[index] === scope);
 }
 
 /** Every process visible in /proc (those that vanish while being read are left out). */

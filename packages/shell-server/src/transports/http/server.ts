@@ -10,6 +10,8 @@ import type { TrafficEcho } from './echo.js';
 import type { EventStoreLimits } from './session/event-store.js';
 import { modernEndpointOnDemand } from './modern-on-demand.js';
 import { sessionProcesses, type IsolationSettings } from './session/session-backend.js';
+import { DEFAULT_STOP_GRACE_MS } from '../../isolation/process-slot.js';
+import { SpareProcess } from '../../isolation/spare.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { isLoopback, isWildcard } from './guard.js';
@@ -99,15 +101,27 @@ export async function startHttpServer(
     throw new Error('an HTTP server needs a port or a unix socket');
   }
   const logger = options.logger ?? runtime.logger;
+  // --session-isolation: the next session's process starts now, before any client asks
+  // (isolation/spare.ts).
+  const spare =
+    options.isolation === undefined
+      ? undefined
+      : new SpareProcess({
+          command: options.isolation.childCommand,
+          env: options.isolation.env,
+          logger,
+          stopGraceMs: DEFAULT_STOP_GRACE_MS,
+        });
+  const isolation = options.isolation === undefined ? undefined : { ...options.isolation, spare };
   const sessions = new SessionTable(options.sessionLimits ?? DEFAULT_SESSION_LIMITS, logger, {
-    processes: () => sessionProcesses(options.isolation),
+    processes: () => sessionProcesses(isolation),
   });
   let port = options.port ?? 0;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const modern = modernEndpointOnDemand(runtime, {
     maxBodyBytes,
     // Isolation gives every client a process of its own, which a sessionless era cannot have.
-    refuse: options.isolation !== undefined,
+    refuse: isolation !== undefined,
   });
   // The operations page at /ops: over TCP only (a browser cannot use the unix socket), and not
   // with --session-isolation (the sessions' commands run in their own processes). Its unused
@@ -115,7 +129,7 @@ export async function startHttpServer(
   let opsOrigin: string | undefined;
   const recordLink = linkRecorder(runtime.engine.state.serverDir, logger);
   const ops =
-    options.port === undefined || options.isolation !== undefined
+    options.port === undefined || isolation !== undefined
       ? undefined
       : new OpsPage(runtime, {
           onLink: () => {
@@ -131,7 +145,7 @@ export async function startHttpServer(
       maxBodyBytes,
       echo: options.echo,
       eventStoreLimits: options.eventStoreLimits,
-      isolation: options.isolation,
+      isolation,
       modern,
       ops,
     }),
@@ -147,6 +161,7 @@ export async function startHttpServer(
     server.close();
     ops?.close();
     await sessions.closeAll();
+    await spare?.close();
     await modern.close();
     throw error;
   }
@@ -178,6 +193,7 @@ export async function startHttpServer(
         );
         ops?.close();
         await sessions.closeAll();
+        await spare?.close();
         await modern.close();
         // Idle keep-alive connections, and any answer still being written, go too.
         server.closeAllConnections();

@@ -11,6 +11,7 @@ import type { Environment } from '@ahma/core';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Runtime } from '../../../runtime/runtime.js';
 import type { ChildCommand } from '../../../isolation/child.js';
+import type { SpareProcess } from '../../../isolation/spare.js';
 import type { RootPolicy } from '../../../isolation/root-scope.js';
 import {
   createIsolatedSession,
@@ -31,6 +32,8 @@ export interface IsolationSettings {
   readonly env: Environment;
   /** ahma-shell --mode stdio with the server's flags (isolation/child-command.ts). */
   readonly childCommand: ChildCommand;
+  /** The server's session process started ahead (isolation/spare.ts); the HTTP server makes it. */
+  readonly spare?: SpareProcess | undefined;
 }
 
 export interface SessionBackend {
