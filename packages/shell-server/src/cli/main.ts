@@ -1,5 +1,5 @@
-// ahma-shell's entry point: the only reader of process.env, argv, cwd and the terminal; the
-// command line itself is run.ts.
+// ahma-shell's entry point: the only reader of process.env, argv, cwd and the terminal (and, in
+// a spare, of the scope's line on stdin); the command line itself is run.ts.
 import { packageClosure } from '@ahma/core';
 import { readScopeLine, SCOPE_FROM_STDIN } from '../isolation/spare-scope.js';
 import { packageDirectory } from '../package.js';
