@@ -127,7 +127,10 @@ describe('a spare session process', () => {
       env: scope.env,
       childCommand: isolatedChildCommand(options, scope.dir),
     };
-    const http = await httpServer(e2e, scope, ['--session-isolation'], { isolation });
+    const http = await httpServer(e2e, scope, ['--session-isolation'], {
+      isolation,
+      spareProcess: true,
+    });
     const spares = () => sparesBelow(process.pid);
     const before = await waitFor(async () => {
       const found = await spares();

@@ -22,7 +22,8 @@ export interface InProcessHttp {
 
 /**
  * `ahma-shell --mode http --sandbox-scope <scope> …args` in this process, on 127.0.0.1 and a free
- * port; `options` override the server's (limits, token, address).
+ * port; `options` override the server's (limits, token, address). An isolated server keeps no
+ * spare process unless `options.spareProcess` asks for one.
  */
 export async function httpServer(
   e2e: E2E,
@@ -45,6 +46,9 @@ export async function httpServer(
       port: parsed.httpPort,
       token: undefined,
       echo: parsed.logToStderr ? { write: setup.writeStderr, colour: false } : undefined,
+      // A spare process costs every isolated server a process start: only the tests of it (and
+      // the binary's, which keep the default) have one.
+      spareProcess: false,
       ...options,
     });
   } catch (error) {

@@ -37,6 +37,11 @@ export interface HttpServerOptions {
   readonly eventStoreLimits?: EventStoreLimits;
   /** --session-isolation: every session is served by a process of its own (R8D). */
   readonly isolation?: IsolationSettings | undefined;
+  /**
+   * With isolation: keep the next session's process started ahead (isolation/spare.ts). Default
+   * true; tests whose subject is not how a session's process starts turn it off.
+   */
+  readonly spareProcess?: boolean;
   /** Defaults to the runtime's. */
   readonly logger?: Logger;
 }
@@ -104,7 +109,7 @@ export async function startHttpServer(
   // --session-isolation: the next session's process starts now, before any client asks
   // (isolation/spare.ts).
   const spare =
-    options.isolation === undefined
+    options.isolation === undefined || options.spareProcess === false
       ? undefined
       : new SpareProcess({
           command: options.isolation.childCommand,
