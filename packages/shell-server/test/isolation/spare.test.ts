@@ -4,11 +4,8 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildExit, SessionChild } from '../../src/isolation/child.js';
-import { isolatedChildCommand } from '../../src/isolation/child-command.js';
-import { rootPolicy } from '../../src/isolation/root-scope.js';
 import { SpareProcess } from '../../src/isolation/spare.js';
 import { SCOPE_FROM_STDIN } from '../../src/isolation/spare-scope.js';
-import type { IsolationSettings } from '../../src/transports/http/session/session-backend.js';
 import {
   BIN,
   cwdOf,
@@ -16,11 +13,10 @@ import {
   E2E,
   exists,
   processInfo,
-  serverSetup,
   sessionProcessesOn,
   waitFor,
 } from '../support/harness.js';
-import { callTool, httpServer, rawSession } from '../support/http.js';
+import { callTool, isolatedHttpServer, rawSession } from '../support/http.js';
 
 const e2e = new E2E();
 const stops: (() => Promise<void>)[] = [];
@@ -114,23 +110,7 @@ describe('a spare session process', () => {
 
   it('R8D.3: over HTTP, the isolated session that locks its scope is served by the process started before it', async () => {
     const scope = await e2e.scope();
-    const { options } = await serverSetup(scope, ['--mode', 'http', '--session-isolation']);
-    // As serve.ts makes them.
-    const isolation: IsolationSettings = {
-      defaultScope: scope.dir,
-      roots: await rootPolicy({
-        allowedRoots: [],
-        scope: scope.dir,
-        env: scope.env,
-        privatePaths: [],
-      }),
-      env: scope.env,
-      childCommand: isolatedChildCommand(options, scope.dir),
-    };
-    const http = await httpServer(e2e, scope, ['--session-isolation'], {
-      isolation,
-      spareProcess: true,
-    });
+    const http = await isolatedHttpServer(e2e, scope, [], { spareProcess: true });
     const spares = () => sparesBelow(process.pid);
     const before = await waitFor(async () => {
       const found = await spares();

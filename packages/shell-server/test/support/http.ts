@@ -62,6 +62,35 @@ export async function httpServer(
   return { url: server.url, port: server.port, server, runtime, stderr: setup.stderr };
 }
 
+/**
+ * `ahma-shell --mode http --session-isolation --sandbox-scope <scope> …args` in this process, its
+ * isolation settings made as serve.ts makes them; `options` as httpServer's.
+ */
+export async function isolatedHttpServer(
+  e2e: E2E,
+  scope: Scope,
+  args: readonly string[] = [],
+  options: Partial<HttpServerOptions> = {},
+): Promise<InProcessHttp> {
+  const [{ isolatedChildCommand }, { rootPolicy }] = await Promise.all([
+    import('../../src/isolation/child-command.js'),
+    import('../../src/isolation/root-scope.js'),
+  ]);
+  const { options: parsed } = await serverSetup(scope, ['--mode', 'http', ...args]);
+  const isolation = {
+    defaultScope: scope.dir,
+    roots: await rootPolicy({
+      allowedRoots: [],
+      scope: scope.dir,
+      env: scope.env,
+      privatePaths: [],
+    }),
+    env: scope.env,
+    childCommand: isolatedChildCommand(parsed, scope.dir),
+  };
+  return httpServer(e2e, scope, ['--session-isolation', ...args], { isolation, ...options });
+}
+
 export interface ClientOptions {
   /** The legacy HTTP+SSE transport (GET /sse, then POST its endpoint). */
   readonly legacy?: boolean;

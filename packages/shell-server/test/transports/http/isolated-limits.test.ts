@@ -6,14 +6,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IsolationSettings } from '../../../src/transports/http/session/session-backend.js';
-import { isolatedChildCommand } from '../../../src/isolation/child-command.js';
-import { rootPolicy } from '../../../src/isolation/root-scope.js';
 import type { SessionLimits } from '../../../src/transports/http/sessions.js';
 import {
   E2E,
   processesMatching,
-  serverSetup,
   sleep,
   uniqueMarker,
   waitFor,
@@ -21,7 +17,7 @@ import {
 } from '../../support/harness.js';
 import {
   callTool,
-  httpServer,
+  isolatedHttpServer,
   INITIALIZE,
   post,
   rawSession,
@@ -32,28 +28,12 @@ const e2e = new E2E();
 afterEach(() => e2e.cleanup());
 
 /** `ahma-shell --mode http --session-isolation …args` in this process, with `limits`. */
-async function isolatedServer(
+function isolatedServer(
   scope: Scope,
   args: readonly string[],
   limits: SessionLimits,
 ): Promise<InProcessHttp> {
-  const { options } = await serverSetup(scope, ['--mode', 'http', ...args]);
-  // As serve.ts makes them.
-  const isolation: IsolationSettings = {
-    defaultScope: scope.dir,
-    roots: await rootPolicy({
-      allowedRoots: [],
-      scope: scope.dir,
-      env: scope.env,
-      privatePaths: [],
-    }),
-    env: scope.env,
-    childCommand: isolatedChildCommand(options, scope.dir),
-  };
-  return httpServer(e2e, scope, ['--session-isolation', ...args], {
-    isolation,
-    sessionLimits: limits,
-  });
+  return isolatedHttpServer(e2e, scope, args, { sessionLimits: limits });
 }
 
 const SHORT_IDLE: SessionLimits = { idleTimeoutMs: 300, maxSessions: 4 };
