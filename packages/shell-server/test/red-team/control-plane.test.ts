@@ -12,9 +12,11 @@
 // - finding 5: a command's flood of initialize requests does not end a session that made a
 //   request a moment ago (with the token required, the flood gets 401s; without, 503s);
 // - finding 6: with isolation a flood gets at most 16 session processes, then 503s;
-// - finding 8: one containment check: a directory named `..x` in the scope is inside it.
+// - finding 8: one containment check: a directory named `..x` in the scope is inside it;
+// - the spare session process (isolation/spare.ts): its stdin, files, cwd and root cannot be
+//   reached through /proc, nor can it be stopped, from a session's command.
 import { execFile } from 'node:child_process';
-import { copyFile, chmod, readFile } from 'node:fs/promises';
+import { copyFile, chmod, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -24,6 +26,7 @@ import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotoc
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   asIdentity,
+  blockedWith,
   eachIdentity,
   EXPLOITS_DIR,
   NOBODY,
@@ -36,11 +39,14 @@ import {
   type HttpServerProcess,
   type Identity,
   verdictLine,
+  verdicts,
 } from './harness.js';
+import { descendantsOf, waitFor } from '../support/harness.js';
+import { SCOPE_FROM_STDIN } from '../../src/isolation/spare-scope.js';
 import { INITIALIZE } from '../support/http.js';
 
 const run = promisify(execFile);
-const file = redTeamFile([]);
+const file = redTeamFile(['proc-fd', 'signal']);
 
 /** The attacker's MCP client, copied where every identity can read it. */
 async function attackScript(): Promise<string> {
@@ -110,6 +116,41 @@ eachIdentity('as $name', (identity) => {
   const attack = async (token: string, root: string, write: string) =>
     (await sh([nodePath, script, server?.url ?? '', token, root, write].map(quote).join(' ')))
       .output;
+
+  it.skipIf(identity.skip !== undefined)(
+    'R8D.3, R7.6: the spare session process waits for a scope on its stdin: a command cannot write there (or to its other files, cwd or root) through /proc, nor stop it',
+    async () => {
+      const s = seat as Seat;
+      // The session served first: it takes the spare there is when it locks its scope.
+      await sh('true');
+      // The spare no session took: started with the word, still in / (a taken one is in its scope).
+      const spare = await waitFor(async () => {
+        for (const info of await descendantsOf(server?.pid ?? 0)) {
+          if (!info.cmdline.endsWith(SCOPE_FROM_STDIN)) continue;
+          if ((await readlink(`/proc/${String(info.pid)}/cwd`).catch(() => '')) === '/') {
+            return info.pid;
+          }
+        }
+        return undefined;
+      }, 'the spare process');
+      const before = await treeState(s.outside);
+      const files = await sh(s.x('proc-fd', `spare=${String(spare)}`, s.outside));
+      for (const kind of ['fd', 'cwd', 'root']) {
+        expect(verdictLine(files.output, `${kind}-spare`)).toMatch(
+          blockedWith(`${kind}-spare`, ['EACCES', 'EPERM', 'ENOENT']),
+        );
+      }
+      const signals = await sh(s.x('signal', 'STOP', `spare=${String(spare)}`));
+      expect(verdicts(files.output + signals.output).filter((v) => v.kind === 'ESCAPED')).toEqual(
+        [],
+      );
+      expect(await treeState(s.outside)).toEqual(before);
+      // Still waiting, unstopped, with no scope.
+      expect(await readlink(`/proc/${String(spare)}/cwd`)).toBe('/');
+      const state = (await readFile(`/proc/${String(spare)}/stat`, 'utf8')).split(') ')[1]?.[0];
+      expect(state).not.toBe('T');
+    },
+  );
 
   it.skipIf(identity.skip !== undefined)(
     "R8D.15, R7.10: a command cannot open a session rooted outside its scope: not without the token (401), not through the server's token file (unreadable), not with a leaked token",
