@@ -1,8 +1,8 @@
 // What the handlers of an isolated session's messages (from-client.ts, from-process.ts) work with:
 // the session's parts, each keeping its own rule, and the steps only the session itself takes
-// (isolated-session.ts), with how its client's initialize is answered. The rule: a handler decides where one message goes and what it tells the
-// parts; ending the session and finishing a replayed handshake are the session's own steps, since
-// they stop or hand over its process.
+// (isolated-session.ts), with how its client's initialize is answered. The rule: a handler
+// decides where one message goes and what it tells the parts; ending the session and finishing a
+// replayed handshake are the session's own steps, since they stop or hand over its process.
 import type { JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ResponseMessage } from '../jsonrpc/message-kind.js';

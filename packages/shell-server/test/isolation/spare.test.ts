@@ -3,7 +3,7 @@
 // --sandbox-scope does; and, over HTTP, the session that locks its scope takes it.
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChildExit, SessionChild } from '../../src/isolation/child.js';
+import type { SessionChild } from '../../src/isolation/child.js';
 import { SpareProcess } from '../../src/isolation/spare.js';
 import { SCOPE_FROM_STDIN } from '../../src/isolation/spare-scope.js';
 import {
@@ -39,21 +39,20 @@ async function spareOn(env: Record<string, string>): Promise<SpareProcess> {
 /** Reads the spare's answers by id once a scope is assigned. */
 function assigned(child: SessionChild, scope: string) {
   const answers = new Map<number, Record<string, unknown>>();
-  let exit: ChildExit | undefined;
   const ok = child.assign(scope, {
     onLine: (line) => {
       const message = JSON.parse(line) as { id?: number } & Record<string, unknown>;
       if (typeof message.id === 'number') answers.set(message.id, message);
     },
     onStderrLine: () => undefined,
-    onExit: (value) => (exit = value),
+    onExit: () => undefined,
   });
   stops.push(() => child.stop(2_000));
   const request = (id: number, method: string, params: Record<string, unknown> = {}) => {
     child.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     return waitFor(() => answers.get(id), `the answer to ${method}`, 15_000);
   };
-  return { ok, request, exit: () => exit };
+  return { ok, request };
 }
 
 describe('a spare session process', () => {
