@@ -36,9 +36,10 @@
  * with the others: the arguments, RANDOM's seed, SECONDS' start).
  */
 static const char template_script[] =
-    /* On the bootstrap's first line: a script's errors name the same line numbers either way. */
+    /* One line, parsed once by the template (template.h) */
+    SHELL_UNIT_SETUP
     "enable -f \"$1\" ahma_unit || exit 125; __ahma_scope=$4; ahma_unit 3 \"$2\" \"$3\" || exit 125; "
-    SHELL_UNIT_BOOTSTRAP;
+    SHELL_UNIT_RUN;
 
 pid_t template_pid = -1;
 static int sock = -1; /* the zygote's end of the socket to the template, -1 when not in use */

@@ -53,9 +53,9 @@
 #define IDLE_DEATH_LIMIT 3
 #define FRAME_HEADER 9
 
-/* A bash of its own for a shell unit (no template): $1 is the scope, "" for none. On the
- * bootstrap's first line, as in the template: a script's errors name the same line numbers. */
-static const char bootstrap[] = "__ahma_scope=$1; " SHELL_UNIT_BOOTSTRAP;
+/* A bash of its own for a shell unit (no template): $1 is the scope, "" for none. One line, as
+ * in the template: a script's line numbers are its own. */
+static const char bootstrap[] = "__ahma_scope=$1; " SHELL_UNIT_SETUP SHELL_UNIT_RUN;
 
 enum mode { MODE_SHELL, MODE_ARGV, MODES };
 static const char *const warm_name[MODES] = {"warm shell", "warm argv unit"};
