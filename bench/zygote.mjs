@@ -57,7 +57,7 @@ mkdirSync(scope);
 
 /** A zygote over its pipes: run() sends one R frame and resolves with its X or E frame. */
 function startZygote(binary) {
-  const child = spawn(binary, ['--rw', scope, '--pool', '2', '--'], {
+  const child = spawn(binary, ['--read-all', '--rw', scope, '--pool', '2', '--'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const waiting = new Map();
@@ -115,7 +115,9 @@ function freshSpawn(binary) {
   return () =>
     new Promise((done, fail) => {
       const started = performance.now();
-      const child = spawn(binary, ['--rw', scope, '--', 'echo', 'hi'], { stdio: 'ignore' });
+      const child = spawn(binary, ['--read-all', '--rw', scope, '--', 'echo', 'hi'], {
+        stdio: 'ignore',
+      });
       child.once('error', fail);
       child.once('close', (code) =>
         code === 0 ? done(performance.now() - started) : fail(new Error(`exit ${code}`)),
