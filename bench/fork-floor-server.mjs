@@ -4,7 +4,11 @@
 // supervision, no copies kept ready: a call costs the protocol, one fork of a warm bash and the
 // command. What any server that runs each command in a process of its own pays at the least.
 //
-//   node bench/mcp.mjs   (the server "floor (fork per command)")
+// --supervised: the subshell forks the command a process of its own and waits for it, as a
+// supervisor does (still no sandbox, no tree to end, no copies kept ready): what a command that
+// keeps its own supervised process pays at the least, two processes per command.
+//
+//   node bench/mcp.mjs   (the servers "fork floor" and "fork floor, supervised")
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +24,9 @@ const outputs = mkdtempSync('/dev/shm/ahma-fork-floor-');
 // under PIPE_BUF, so the subshells' lines never interleave. Each is disowned: bash would keep every
 // finished one in its job table, and each fork would get slower than the last (silent when the
 // subshell has already ended).
+const group = process.argv.includes('--supervised') ? '( eval "$cmd" )' : '{ eval "$cmd"; }';
 const LOOP = `while IFS=' ' read -r id cmd; do
-  { { eval "$cmd"; } >"$0/$id" 2>&1; printf '%s %s\\n' "$id" "$?" >&3; } &
+  { ${group} >"$0/$id" 2>&1; printf '%s %s\\n' "$id" "$?" >&3; } &
   disown 2>/dev/null
 done`;
 const bash = spawn('bash', ['-c', LOOP, outputs], { stdio: ['pipe', 'ignore', 'inherit', 'pipe'] });

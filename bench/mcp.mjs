@@ -9,6 +9,9 @@
 //   floor            @modelcontextprotocol/server-everything's echo tool: protocol only, no process
 //   fork floor       bench/fork-floor-server.mjs's run "echo hi": a warm bash forks a subshell per
 //                    call, no sandbox, no supervision (issue 31's process-per-command floor)
+//   fork floor, supervised   the same with --supervised: the subshell forks the command a process
+//                    of its own and waits for it (two processes per call, still no sandbox): the
+//                    floor of a design in which every command keeps its own supervised process
 //   peer             mcp-server-commands' run_command "echo hi": a plain spawn per call, no sandbox
 // Sequential calls are sampled round-robin in chunks of 10 across the connected servers, so they
 // share the machine's noise. Then: calls/s with --inflight calls in flight (after an untimed
@@ -85,6 +88,11 @@ const servers = {
   },
   'fork floor (warm bash, a fork per call)': {
     client: await connect('node', [forkFloor]),
+    call: { name: 'run', arguments: { command: 'echo hi' } },
+    expect: 'hi',
+  },
+  'fork floor, supervised (a fork of the fork per call)': {
+    client: await connect('node', [forkFloor, '--supervised']),
     call: { name: 'run', arguments: { command: 'echo hi' } },
     expect: 'hi',
   },
@@ -177,6 +185,7 @@ rmSync(root, { recursive: true, force: true });
 const p50 = (name) => sequential[name].p50;
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
 const FORK_FLOOR = 'fork floor (warm bash, a fork per call)';
+const SUPERVISED_FLOOR = 'fork floor, supervised (a fork of the fork per call)';
 const ratios = {
   'ahma (pool) / floor (target ≤ 2.5)': ratio(
     p50('ahma (pool)'),
@@ -191,6 +200,15 @@ const ratios = {
     p50('peer (mcp-server-commands)'),
     p50('ahma (pool)'),
   ),
+  'fork floor, supervised / fork floor, p50 (a supervised process per command at the least)': ratio(
+    p50(SUPERVISED_FLOOR),
+    p50(FORK_FLOOR),
+  ),
+  'peer / fork floor, supervised, p50': ratio(
+    p50('peer (mcp-server-commands)'),
+    p50(SUPERVISED_FLOOR),
+  ),
+  'ahma (pool) / fork floor, supervised, p50': ratio(p50('ahma (pool)'), p50(SUPERVISED_FLOOR)),
   'ahma (no pool) / ahma (pool) (target ≥ 3)': ratio(p50('ahma (no pool)'), p50('ahma (pool)')),
   [`ahma (pool) calls/s with ${INFLIGHT} in flight (target ≥ 2000)`]: callsPerSecond['ahma (pool)'],
 };
