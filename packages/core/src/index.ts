@@ -74,6 +74,7 @@ export { liveServerDirectories } from './state/sweep.js';
 export { deniedBy, type DenyEntry } from './sandbox/read-policy.js';
 export { type Sandbox } from './sandbox/sandbox.js';
 export { packageClosure } from './sandbox/install-check.js';
+export { probeAhead } from './sandbox/helper-binary.js';
 export { peerCredentialReader, type PeerCredentials } from './sandbox/peer-credentials.js';
 export type { Command, ExecutionResult, StepRecord } from './process/execution-types.js';
 export { DEFAULT_TIMINGS, type Timings } from './process/timings.js';

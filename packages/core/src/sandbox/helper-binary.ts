@@ -153,6 +153,17 @@ export function probeLandlock(helperPath: string): Promise<ProbeResult> {
 }
 
 /**
+ * The probe of the default helper, run before any sandbox is made: by a process started ahead of
+ * its scope (an isolated session's spare), so that the sandbox made once the scope is known takes
+ * the answer kept below. Nothing where a sandbox would not probe: not Linux, or a helper that
+ * cannot run (the sandbox then says why).
+ */
+export async function probeAhead(helperPath: string = defaultHelperPath()): Promise<void> {
+  if (process.platform === 'linux' && helperProblem(helperPath) === undefined)
+    await probeLandlock(helperPath);
+}
+
+/**
  * Probes by helper path. The kernel's Landlock ABI and whether this process may make a mount
  * namespace do not change while it runs, so a process that makes several sandboxes (an HTTP
  * server's sessions, a test file) runs the helper for them once.

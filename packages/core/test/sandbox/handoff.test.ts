@@ -25,7 +25,7 @@ import {
   handoffMounts,
   snapshotHandoff,
 } from '../../src/sandbox/handoff.js';
-import { probeLandlock, type ProbeResult } from '../../src/sandbox/helper-binary.js';
+import { probeAhead, probeLandlock, type ProbeResult } from '../../src/sandbox/helper-binary.js';
 import { createSandbox } from '../../src/sandbox/sandbox.js';
 import {
   buildHelperIfStale,
@@ -276,6 +276,35 @@ describe('R7.11 probeLandlock reads the hand-off line', () => {
     ]);
   });
 });
+
+describe.runIf(process.platform === 'linux')(
+  'R8D.3 probeAhead (a spare process, before its scope)',
+  () => {
+    beforeEach(makeScope);
+    afterEach(() => rm(base, { recursive: true, force: true }));
+
+    it('R8D.3: a probe run ahead is the one the sandbox made later takes: the helper runs once', async () => {
+      const runs = join(base, 'runs');
+      const fake = join(base, 'ahead');
+      await writeFile(
+        fake,
+        `#!/bin/sh
+echo probe >> ${quote(runs)}
+printf 'landlock-abi=7\nhandoff=mount\n'
+`,
+        { mode: 0o755 },
+      );
+      await probeAhead(fake);
+      expect(await readFile(runs, 'utf8')).toBe('probe\n'); // ran ahead...
+      expect(await probeLandlock(fake)).toEqual({ available: true, abi: 7, handoff: 'mount' });
+      expect(await readFile(runs, 'utf8')).toBe('probe\n'); // ...and not again
+    });
+
+    it('R8D.3: a helper that is not there is left to the sandbox, which says why', async () => {
+      await expect(probeAhead(join(base, 'missing'))).resolves.toBeUndefined();
+    });
+  },
+);
 
 describe('R7.11 messages (describeHandoff)', () => {
   beforeEach(makeScope);

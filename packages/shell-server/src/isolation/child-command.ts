@@ -1,9 +1,10 @@
 // The command line of an isolated session's process (R8D.3): this package's own `ahma-shell
-// --mode stdio`, run by the Node that runs the server, with the server's flags that shape what a
-// session serves and how — those runtime/flags.ts marks for a session's process, written back from
-// the server's options in the table's order. The session appends `--sandbox-scope <its scope>`;
-// the HTTP flags and --session-isolation stay with the server. Relative paths are made absolute
-// against the server's directory: the process starts in its scope.
+// --mode stdio`, run by the Node that runs the server (with `--expose-gc`, for a spare's wait),
+// with the server's flags that shape what a session serves and how — those runtime/flags.ts marks
+// for a session's process, written back from the server's options in the table's order. The
+// session appends `--sandbox-scope <its scope>`; the HTTP flags and --session-isolation stay with
+// the server. Relative paths are made absolute against the server's directory: the process starts
+// in its scope.
 import { resolve } from 'node:path';
 import { type AnyFlag, flagEntries, isDefaultValue } from '../runtime/flags.js';
 import type { ServerOptions } from '../runtime/settings.js';
@@ -16,7 +17,8 @@ export function isolatedChildCommand(
   bin: string = ahmaShellBin(),
   node: string = process.execPath,
 ): ChildCommand {
-  const args = [bin, '--mode', 'stdio'];
+  // --expose-gc: a spare collects the garbage of its start while it waits (cli/main.ts).
+  const args = ['--expose-gc', bin, '--mode', 'stdio'];
   for (const [field, flag] of flagEntries()) args.push(...childWords(flag, options[field], cwd));
   return { file: node, args, unsetEnv: inheritedFlagVariables() };
 }

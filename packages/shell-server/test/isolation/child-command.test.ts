@@ -12,7 +12,7 @@ function options(argv: string[]) {
 }
 
 describe('isolatedChildCommand', () => {
-  it("R8D.3: runs this package's ahma-shell --mode stdio under the given Node, with the defaults spelled out", () => {
+  it("R8D.3: runs this package's ahma-shell --mode stdio under the given Node (gc exposed, for a spare), with the defaults spelled out", () => {
     const command = isolatedChildCommand(
       options([]),
       '/srv',
@@ -22,6 +22,7 @@ describe('isolatedChildCommand', () => {
     expect({ file: command.file, args: command.args }).toEqual({
       file: '/usr/bin/node',
       args: [
+        '--expose-gc',
         '/pkg/bin/ahma-shell.js',
         '--mode',
         'stdio',
@@ -33,7 +34,7 @@ describe('isolatedChildCommand', () => {
         '5',
       ],
     });
-    expect(isolatedChildCommand(options([]), '/srv').args[0]).toBe(ahmaShellBin());
+    expect(isolatedChildCommand(options([]), '/srv').args[1]).toBe(ahmaShellBin());
     expect(isolatedChildCommand(options([]), '/srv').file).toBe(process.execPath);
   });
 
@@ -85,6 +86,7 @@ describe('isolatedChildCommand', () => {
       'node',
     );
     expect(args).toEqual([
+      '--expose-gc',
       'bin.js',
       '--mode',
       'stdio',
@@ -152,7 +154,7 @@ describe('isolatedChildCommand and the read, write and profile options', () => {
     expect(value('--deny-read')).toBe('~/.config/secret');
     expect(value('--allow-write')).toBe('/var/cache/tool');
     // And the child reads them back as the server did.
-    const parsed = parseCommandLine(args.slice(1), {});
+    const parsed = parseCommandLine(args.slice(2), {});
     expect(parsed.kind === 'run' && parsed.options).toMatchObject({
       profiles: ['cargo', 'rustup'],
       allowRead: ['~/ref', '/opt/sdk'],
@@ -177,7 +179,7 @@ describe('isolatedChildCommand and the network options', () => {
       'bin.js',
       'node',
     );
-    const parsed = parseCommandLine(args.slice(1), {});
+    const parsed = parseCommandLine(args.slice(2), {});
     expect(parsed.kind === 'run' && parsed.options).toMatchObject({
       network: 'proxy',
       allowHosts: ['*.crates.io', '127.0.0.1:5432'],
