@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AhmaError } from '../errors.js';
-import { isInside, overlaps } from '../paths/inside.js';
+import { isInside, overlapsWith } from '../paths/inside.js';
 import type { LabelledPath } from '../state/paths.js';
 
 /** Lines of the refusal that list offending paths; the rest is counted. */
@@ -31,11 +31,12 @@ export async function checkInstallLocation(
       return { entry, spelled, real: await realpath(spelled).catch(() => undefined) };
     }),
   );
+  // Either way round: a writable path inside a package (its dist/, say) is as bad.
+  const clashOf = overlapsWith(writable);
   for (const { entry, spelled, real } of resolved) {
     if (real === undefined) continue;
     for (const path of new Set([spelled, real])) {
-      // Either way round: a writable path inside a package (its dist/, say) is as bad.
-      const clash = writable.find((candidate) => overlaps(path, candidate.path));
+      const clash = clashOf(path);
       if (clash === undefined || seen.has(path)) continue;
       seen.add(path);
       problems.push(

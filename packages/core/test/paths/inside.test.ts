@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realpathLenient } from '../../src/argv/paths.js';
-import { isInside, overlaps } from '../../src/paths/inside.js';
+import { isInside, overlaps, overlapsWith } from '../../src/paths/inside.js';
 
 describe('isInside', () => {
   it.each([
@@ -58,6 +58,31 @@ describe('isInside', () => {
     expect(overlaps('/a/b', '/a/b/c')).toBe(true);
     expect(overlaps('/a/b/c', '/a/b')).toBe(true);
     expect(overlaps('/a/b', '/a/bc')).toBe(false);
+  });
+
+  it('R7.1: overlapsWith finds the first entry overlaps finds, on 5,000 random spellings', () => {
+    const segments = ['a', 'b', '..', '.', '..x', '', 'bc'];
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 16) % n; // the high bits: the low ones of this generator repeat soon
+    };
+    const spelling = () =>
+      `/${Array.from({ length: random(4) }, () => segments[random(segments.length)]).join('/')}`;
+    // Not `/` itself (every path overlaps it), nor a spelling of it.
+    const entries = Array.from({ length: 40 }, (_, index) => ({ path: spelling(), index }))
+      .filter((entry) => resolve(entry.path) !== '/')
+      .slice(0, 8);
+    const clashOf = overlapsWith(entries);
+    let found = 0;
+    for (let index = 0; index < 5_000; index += 1) {
+      const path = spelling();
+      const expected = entries.find((entry) => overlaps(path, entry.path));
+      expect(clashOf(path), `overlapsWith(${path})`).toBe(expected);
+      if (expected !== undefined) found += 1;
+    }
+    expect(found).toBeGreaterThan(500); // the spellings do overlap, often
+    expect(found).toBeLessThan(4_500); // and often do not
   });
 });
 
