@@ -117,7 +117,9 @@ describe('createSandbox on Linux', () => {
   });
 
   it('R7.4: a helper that does not exist → SANDBOX_UNAVAILABLE explaining the fix', async () => {
-    const missing = join(stateDir, 'no-such-helper');
+    // Two levels below the test's own directory: a helper's grandparent is where the other
+    // targets' directories are looked for, and /var/tmp may hold anything.
+    const missing = join(stateDir, 'native', 'no-such-helper');
     const error = await refusal(sandbox({ helperPath: missing }));
     expect(error.code).toBe('SANDBOX_UNAVAILABLE');
     expect(error.message).toContain(missing);
