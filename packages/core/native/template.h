@@ -17,9 +17,8 @@
  * as it is: nothing in it is expanded or run.
  *
  * Everything stands on the first line of the shell's `-c` string. bash parses a line as a whole
- * before it runs any of it, so the template parses the set-up once and each copy only runs it
- * (parsing it again cost each command about 0.1 ms), and a script's line numbers (LINENO, errors)
- * are its own, as in `bash -c SCRIPT`. The set-up is a function, removed before the script runs;
+ * before it runs any of it, so the template parses the set-up once and each copy only runs it,
+ * and a script's line numbers (LINENO, errors) are its own, as in `bash -c SCRIPT`. The set-up is a function, removed before the script runs;
  * `set --` and the `eval` stay outside it (in a function they would act on its arguments and its
  * scope).
  *

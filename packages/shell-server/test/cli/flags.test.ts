@@ -167,7 +167,7 @@ describe.concurrent("an isolated session's command line", () => {
       FLAGS.filter(([, flag]) => flag.name !== 'ops-page').flatMap(([, flag]) => given(flag.name)),
     );
     const child = isolatedChildCommand(server, '/srv', 'bin.js', 'node');
-    const session = run(child.args.slice(1));
+    const session = run(child.args.slice(child.args.indexOf('bin.js') + 1));
     const defaults = run(['--mode', 'stdio']);
     for (const [field, flag] of FLAGS) {
       const expected = flag.toChild === 'no' ? defaults[field] : server[field];
@@ -186,7 +186,8 @@ describe.concurrent("an isolated session's command line", () => {
       ),
     );
     const server = run([], env);
-    const session = run(isolatedChildCommand(server, '/srv', 'bin.js', 'node').args.slice(1));
+    const { args } = isolatedChildCommand(server, '/srv', 'bin.js', 'node');
+    const session = run(args.slice(args.indexOf('bin.js') + 1));
     for (const [field, flag] of FLAGS) {
       if (flag.toChild !== 'no') expect(session[field], flag.name).toEqual(server[field]);
     }
@@ -194,7 +195,8 @@ describe.concurrent("an isolated session's command line", () => {
 
   it('R8D.3: a server with every default gives a session every default', () => {
     const server = run(['--mode', 'http']);
-    const session = run(isolatedChildCommand(server, '/srv', 'bin.js', 'node').args.slice(1));
+    const { args } = isolatedChildCommand(server, '/srv', 'bin.js', 'node');
+    const session = run(args.slice(args.indexOf('bin.js') + 1));
     expect(session).toEqual({ ...server, mode: 'stdio' });
   });
 });

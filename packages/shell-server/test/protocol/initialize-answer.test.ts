@@ -32,7 +32,12 @@ describe.concurrent('the initialize answer of an isolated session', { timeout: 6
       });
       // The process as the session starts it: `<bin> --mode stdio <the server's flags>`.
       const child = isolatedChildCommand(options, scope.dir);
-      const process = new RawSession(e2e, scope, child.args.slice(3));
+      // The server's flags, after `BIN --mode stdio`.
+      const process = new RawSession(
+        e2e,
+        scope,
+        child.args.slice(child.args.indexOf('--mode') + 2),
+      );
       const theirs = await process.request(7, 'initialize', PARAMS, 45_000);
       await process.end();
       expect(theirs['result']).toBeDefined();
