@@ -152,10 +152,6 @@ export class SessionChild {
     return this.#child.pid;
   }
 
-  get exited(): boolean {
-    return this.#exit !== undefined;
-  }
-
   /**
    * Why the server stopped, in its own words: the last `ahma-shell: …` line of its stderr (the
    * first line of a refusal to start), else its last line; undefined when it said nothing.

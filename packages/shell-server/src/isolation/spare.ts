@@ -37,15 +37,15 @@ export class SpareProcess {
   }
 
   /**
-   * The spare, if one is alive, for the caller to assign() a scope; a replacement starts now.
-   * Undefined when there is none.
+   * The spare, if there is one, for the caller to assign() a scope (which refuses one that has
+   * ended); a replacement starts now. Undefined when there is none.
    */
   take(): SessionChild | undefined {
     const spare = this.#spare;
     this.#spare = undefined;
     if (this.#closed) return undefined;
     this.#start();
-    return spare === undefined || spare.exited ? undefined : spare;
+    return spare;
   }
 
   /** Stops the spare; none starts again. */

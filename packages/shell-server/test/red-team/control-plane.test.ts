@@ -16,7 +16,7 @@
 // - the spare session process (isolation/spare.ts): its stdin, files, cwd and root cannot be
 //   reached through /proc, nor can it be stopped, from a session's command.
 import { execFile } from 'node:child_process';
-import { copyFile, chmod, readFile, readlink } from 'node:fs/promises';
+import { copyFile, chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -41,7 +41,7 @@ import {
   verdictLine,
   verdicts,
 } from './harness.js';
-import { descendantsOf, waitFor } from '../support/harness.js';
+import { cwdOf, descendantsOf, waitFor } from '../support/harness.js';
 import { SCOPE_FROM_STDIN } from '../../src/isolation/spare-scope.js';
 import { INITIALIZE } from '../support/http.js';
 
@@ -127,7 +127,7 @@ eachIdentity('as $name', (identity) => {
       const spare = await waitFor(async () => {
         for (const info of await descendantsOf(server?.pid ?? 0)) {
           if (!info.cmdline.endsWith(SCOPE_FROM_STDIN)) continue;
-          if ((await readlink(`/proc/${String(info.pid)}/cwd`).catch(() => '')) === '/') {
+          if ((await cwdOf(info.pid)) === '/') {
             return info.pid;
           }
         }
@@ -146,7 +146,7 @@ eachIdentity('as $name', (identity) => {
       );
       expect(await treeState(s.outside)).toEqual(before);
       // Still waiting, unstopped, with no scope.
-      expect(await readlink(`/proc/${String(spare)}/cwd`)).toBe('/');
+      expect(await cwdOf(spare)).toBe('/');
       const state = (await readFile(`/proc/${String(spare)}/stat`, 'utf8')).split(') ')[1]?.[0];
       expect(state).not.toBe('T');
     },
